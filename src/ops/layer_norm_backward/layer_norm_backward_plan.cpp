@@ -1,0 +1,150 @@
+#include "ops/layer_norm_backward/layer_norm_backward_plan.h"
+
+#include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
+#include "tensor/view_copy.h"
+
+namespace aclhost {
+namespace {
+
+constexpr uint64_t kWorkspaceAlignment = 64;
+
+kernels::ElementType ElementTypeOf(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return kernels::ElementType::kFloat16;
+    case ACL_BF16: return kernels::ElementType::kBFloat16;
+    default: return kernels::ElementType::kFloat32;  // the checks admit nothing else
+  }
+}
+
+class WorkspaceLayout {
+ public:
+  uint64_t Reserve(uint64_t bytes) {
+    const uint64_t offset = size_;
+    size_ += (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+    return offset;
+  }
+  uint64_t size() const { return size_; }
+
+ private:
+  uint64_t size_ = 0;
+};
+
+StagedOperand Describe(bool wanted, const aclTensor *tensor) {
+  StagedOperand operand;
+  operand.present = wanted && tensor != nullptr;
+  if (operand.present) operand.view = tensor->view;
+  return operand;
+}
+
+// Gives the operand a dense buffer of dense_dtype in the workspace when the kernel cannot use
+// the caller's view directly.
+void StageIf(bool needed, aclDataType dense_dtype, StagedOperand *operand, WorkspaceLayout *layout) {
+  if (!operand->present || !needed) return;
+  operand->staged = true;
+  operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(dense_dtype));
+}
+
+StagedOperand PlanInput(const aclTensor *tensor, WorkspaceLayout *layout) {
+  StagedOperand operand = Describe(true, tensor);
+  StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
+  return operand;
+}
+
+// gradWeight/gradBias: the kernel writes them in their own dtype.
+StagedOperand PlanColumnOutput(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout) {
+  StagedOperand operand = Describe(wanted, tensor);
+  StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
+  return operand;
+}
+
+const void *DenseInput(const StagedOperand &operand, char *workspace) {
+  if (!operand.present) return nullptr;
+  if (!operand.staged) return operand.view.FirstElement();
+  void *dense = workspace + operand.workspace_offset;
+  GatherToDense(operand.view, dense);
+  return dense;
+}
+
+void *DenseOutput(const StagedOperand &operand, char *workspace) {
+  if (!operand.present) return nullptr;
+  return operand.staged ? workspace + operand.workspace_offset : operand.view.FirstElement();
+}
+
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace) {
+  if (operand.present && operand.staged) ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view);
+}
+
+}  // namespace
+
+LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands &op,
+                                                const LayerNormBackwardShape &shape) {
+  LayerNormBackwardPlan plan;
+  plan.rows = shape.rows;
+  plan.cols = shape.cols;
+  const bool any_output = shape.want_grad_input || shape.want_grad_weight || shape.want_grad_bias;
+  if (!any_output || (shape.rows > 0 && shape.cols == 0)) return plan;  // nothing to touch
+
+  if (shape.rows == 0) {
+    // No rows: the column sums are empty sums.
+    plan.mode = LayerNormBackwardPlan::Mode::kZeroGradWeightAndBias;
+    plan.grad_weight = Describe(shape.want_grad_weight, op.grad_weight);
+    plan.grad_bias = Describe(shape.want_grad_bias, op.grad_bias);
+    return plan;
+  }
+
+  plan.mode = LayerNormBackwardPlan::Mode::kCompute;
+  WorkspaceLayout layout;
+  plan.grad_out = PlanInput(op.grad_out, &layout);
+  plan.input = PlanInput(op.input, &layout);
+  plan.mean = PlanInput(op.mean, &layout);
+  plan.rstd = PlanInput(op.rstd, &layout);
+  plan.weight = PlanInput(op.weight, &layout);
+  // gradInput is rounded to input's dtype first, then converted (upstream's precision path).
+  const aclDataType data_dtype = op.input->view.dtype;
+  plan.grad_input = Describe(shape.want_grad_input, op.grad_input);
+  StageIf(!plan.grad_input.view.IsDense() || plan.grad_input.view.dtype != data_dtype, data_dtype, &plan.grad_input, &layout);
+  plan.grad_weight = PlanColumnOutput(shape.want_grad_weight, op.grad_weight, &layout);
+  plan.grad_bias = PlanColumnOutput(shape.want_grad_bias, op.grad_bias, &layout);
+  if (shape.want_grad_weight || shape.want_grad_bias) {
+    plan.scratch_offset = layout.Reserve(kernels::LayerNormBackwardScratchBytes(shape.cols));
+  }
+  plan.workspace_size = layout.size();
+  return plan;
+}
+
+void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace_memory) {
+  char *workspace = static_cast<char *>(workspace_memory);
+  switch (plan.mode) {
+    case LayerNormBackwardPlan::Mode::kNothing: return;
+    case LayerNormBackwardPlan::Mode::kZeroGradWeightAndBias:
+      if (plan.grad_weight.present) FillZero(plan.grad_weight.view);
+      if (plan.grad_bias.present) FillZero(plan.grad_bias.view);
+      return;
+    case LayerNormBackwardPlan::Mode::kCompute: break;
+  }
+  const aclDataType data_dtype = plan.input.view.dtype;
+  kernels::LayerNormBackwardArgs args;
+  args.rows = plan.rows;
+  args.cols = plan.cols;
+  args.data_type = ElementTypeOf(data_dtype);
+  args.mean_type = ElementTypeOf(plan.mean.view.dtype);
+  args.rstd_type = ElementTypeOf(plan.rstd.view.dtype);
+  args.weight_type = ElementTypeOf(plan.weight.view.dtype);
+  args.grad_weight_type = ElementTypeOf(plan.grad_weight.view.dtype);
+  args.grad_bias_type = ElementTypeOf(plan.grad_bias.view.dtype);
+  args.grad_out = DenseInput(plan.grad_out, workspace);
+  args.input = DenseInput(plan.input, workspace);
+  args.mean = DenseInput(plan.mean, workspace);
+  args.rstd = DenseInput(plan.rstd, workspace);
+  args.weight = DenseInput(plan.weight, workspace);
+  args.grad_input = DenseOutput(plan.grad_input, workspace);
+  args.grad_weight = DenseOutput(plan.grad_weight, workspace);
+  args.grad_bias = DenseOutput(plan.grad_bias, workspace);
+  if (args.grad_weight != nullptr || args.grad_bias != nullptr) args.scratch = workspace + plan.scratch_offset;
+  kernels::LayerNormBackward(args);
+  PublishOutput(plan.grad_input, data_dtype, workspace);
+  PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace);
+  PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace);
+}
+
+}  // namespace aclhost

@@ -1,0 +1,39 @@
+// The plan phase 1 builds for aclnnLayerNormBackward: copies of every descriptor it needs, what
+// to do (nothing, zero-fill, compute), and which operands go through workspace staging.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/layer_norm_backward/layer_norm_backward_check.h"
+#include "tensor/tensor.h"
+
+namespace aclhost {
+
+// An operand of the kernel: the caller's view, and where its dense copy lives in the workspace
+// when the kernel cannot use the view directly.
+struct StagedOperand {
+  bool present = false;
+  TensorView view;
+  bool staged = false;
+  uint64_t workspace_offset = 0;
+};
+
+struct LayerNormBackwardPlan {
+  enum class Mode { kNothing, kZeroGradWeightAndBias, kCompute };
+
+  Mode mode = Mode::kNothing;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  StagedOperand grad_out, input, mean, rstd, weight;
+  StagedOperand grad_input, grad_weight, grad_bias;  // present only when the mask asks
+  uint64_t scratch_offset = 0;
+  uint64_t workspace_size = 0;
+};
+
+LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands &operands,
+                                                const LayerNormBackwardShape &shape);
+
+// Executes the plan on the calling thread; workspace holds plan.workspace_size bytes.
+void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace);
+
+}  // namespace aclhost

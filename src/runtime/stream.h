@@ -1,0 +1,53 @@
+// In-order asynchronous work queue behind aclrtStream, and the entry point through which the
+// other layers enqueue work without knowing how streams are kept.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "acl/acl_base.h"
+#include "common/export.h"
+
+namespace aclhost {
+
+// A unit of queued work. A non-zero result is kept (with the messages the task reported) and
+// returned by the next synchronisation of its stream.
+using StreamTask = std::function<aclError()>;
+
+class Stream {
+ public:
+  Stream();
+  ~Stream();  // drains the queue first
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  void Enqueue(StreamTask task);
+  // Waits for every task enqueued before the call; returns (and clears) the first failure since
+  // the previous synchronisation, re-reporting its messages on the calling thread.
+  aclError Synchronize();
+
+ private:
+  void RunWorker();
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  std::deque<StreamTask> queue_;
+  uint64_t enqueued_ = 0;
+  uint64_t completed_ = 0;
+  bool stopping_ = false;
+  aclError first_failure_ = ACL_SUCCESS;
+  std::string first_failure_messages_;
+  std::thread worker_;
+};
+
+// Enqueues task on stream (NULL = the default stream). Fails, with a message naming caller, when
+// the runtime is not initialised, no device is active, or stream is not a live stream.
+ACLHOST_EXPORT aclError EnqueueOnStream(aclrtStream stream, StreamTask task, const char *caller);
+
+}  // namespace aclhost

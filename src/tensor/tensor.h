@@ -1,0 +1,46 @@
+// The aclTensor / aclIntArray / aclBoolArray objects behind the opaque handles of acl_meta.h,
+// and TensorView: the plain copy of a descriptor that plans keep after the handle is gone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aclnn/acl_meta.h"
+#include "common/export.h"
+
+namespace aclhost {
+
+struct ACLHOST_EXPORT TensorView {
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;  // in elements, one per dim
+  int64_t offset = 0;            // in elements, from data
+  void *data = nullptr;
+
+  int64_t NumElements() const;
+  // True when the elements sit back to back in row-major order (dims of size 1 ignored).
+  bool IsDense() const;
+  // Address of the view's first element.
+  void *FirstElement() const;
+};
+
+// For messages: "FLOAT16", "[2, 3, 4]".
+ACLHOST_EXPORT const char *DataTypeName(aclDataType dtype);
+ACLHOST_EXPORT std::string DimsToString(const std::vector<int64_t> &dims);
+
+}  // namespace aclhost
+
+struct aclTensor {
+  aclhost::TensorView view;
+  std::vector<int64_t> storage_dims;
+  aclFormat format = ACL_FORMAT_ND;
+};
+
+struct aclIntArray {
+  std::vector<int64_t> values;
+};
+
+struct aclBoolArray {
+  std::vector<bool> values;
+};

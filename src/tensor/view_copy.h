@@ -1,0 +1,21 @@
+// Moving elements between a strided view and a dense row-major buffer, converting between the
+// floating dtypes on the way. Used by operators for non-contiguous tensors.
+#pragma once
+
+#include "acl/acl_base.h"
+#include "common/export.h"
+#include "tensor/tensor.h"
+
+namespace aclhost {
+
+// Copies the view's elements, in row-major order of its dims, into dense (same dtype).
+ACLHOST_EXPORT void GatherToDense(const TensorView &view, void *dense);
+
+// Writes dense elements (dense_dtype, row-major) to the view's positions, converting to the
+// view's dtype with round-to-nearest-even. Both dtypes must be ACL_FLOAT, ACL_FLOAT16 or ACL_BF16.
+ACLHOST_EXPORT void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view);
+
+// Sets every element of the view to +0.
+ACLHOST_EXPORT void FillZero(const TensorView &view);
+
+}  // namespace aclhost

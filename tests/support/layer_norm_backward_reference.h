@@ -1,0 +1,27 @@
+// Reference LayerNorm backward, straight from the spec's formula, in long double. Lives with the
+// tests (and the CLI's self-check), never in the library.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace aclhost {
+namespace reference {
+
+struct LayerNormBackwardResult {
+  std::vector<double> grad_input;   // rows x cols
+  std::vector<double> grad_weight;  // cols
+  std::vector<double> grad_bias;    // cols
+};
+
+// weight may be empty (all ones). Every vector is row-major.
+LayerNormBackwardResult LayerNormBackward(const std::vector<double> &grad_out, const std::vector<double> &input,
+                                          const std::vector<double> &mean, const std::vector<double> &rstd,
+                                          const std::vector<double> &weight, int64_t rows, int64_t cols);
+
+// Per-row mean and 1/sqrt(variance + eps), as the forward pass saves them.
+void RowStatistics(const std::vector<double> &input, int64_t rows, int64_t cols, double eps, std::vector<double> *mean,
+                   std::vector<double> *rstd);
+
+}  // namespace reference
+}  // namespace aclhost
