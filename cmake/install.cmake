@@ -13,7 +13,8 @@ install(CODE "
   configure_file(\"${PROJECT_SOURCE_DIR}/cmake/set_env.sh.in\" \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/set_env.sh\" @ONLY)
   message(STATUS \"Installing: \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/set_env.sh\")")
 
-set(package_dir ${ACLNN_HOST_LIBDIR}/cmake/aclnn_host)
+# share/ is searched by find_package on every distribution (Debian skips lib64/).
+set(package_dir share/cmake/aclnn_host)
 install(EXPORT aclnn_host_targets NAMESPACE aclnn_host:: DESTINATION ${package_dir})
 configure_package_config_file(cmake/aclnn_hostConfig.cmake.in ${PROJECT_BINARY_DIR}/aclnn_hostConfig.cmake
                               INSTALL_DESTINATION ${package_dir})

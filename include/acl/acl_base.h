@@ -171,7 +171,7 @@ ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
 
 /* Saturating conversions as documented by CANN: FP16 Inf -> +-65536, NaN -> 98304. */
 ACL_FUNC_VISIBILITY float aclFloat16ToFloat(aclFloat16 value);
-/* Saturating conversion: NaN and +Inf -> 65504 (0x7BFF), -Inf -> -65504 (0xFBFF). */
+/* Saturating conversion: NaN and values beyond +-65504 (Inf included) -> 0x7BFF / 0xFBFF. */
 ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
 
 #ifdef __cplusplus

@@ -45,8 +45,9 @@ float aclFloat16ToFloat(aclFloat16 value) {
 
 aclFloat16 aclFloatToFloat16(float value) {
   if (std::isnan(value)) return 0x7BFFu;
-  if (std::isinf(value)) return value > 0 ? 0x7BFFu : 0xFBFFu;
-  return aclhost::FloatToHalf(value);
+  const aclFloat16 half = aclhost::FloatToHalf(value);
+  if ((half & 0x7FFFu) == 0x7C00u) return (half & 0x8000u) ? 0xFBFFu : 0x7BFFu;  // saturate, Inf included
+  return half;
 }
 
 }  // extern "C"

@@ -1,0 +1,353 @@
+// Results against the long-double reference: random shapes of every rank and every count of
+// normalised dims, odd sizes, every accepted dtype combination, non-contiguous views of every
+// tensor, empty tensors, every mask, weight NULL, and bitwise determinism.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "aclnn/opdev/op_errno.h"
+#include "device_tensor.h"
+#include "dtype_codec.h"
+#include "layer_norm_backward_reference.h"
+#include "tolerance.h"
+
+namespace lnb_test {
+namespace {
+
+constexpr aclDataType kNoWeight = ACL_DT_UNDEFINED;
+constexpr aclDataType kFloatTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+
+// Bit flags: which tensors get a scattered (non-contiguous) view.
+enum ScatterFlag : unsigned {
+  kScatterGradOut = 1u << 0,
+  kScatterInput = 1u << 1,
+  kScatterMean = 1u << 2,
+  kScatterRstd = 1u << 3,
+  kScatterWeight = 1u << 4,
+  kScatterGradInput = 1u << 5,
+  kScatterGradWeight = 1u << 6,
+  kScatterGradBias = 1u << 7,
+  kScatterAll = 0xFFu,
+};
+
+struct AccuracyCase {
+  std::vector<int64_t> dims;
+  size_t norm_dims = 1;
+  aclDataType data = ACL_FLOAT;
+  aclDataType mean = ACL_FLOAT;
+  aclDataType rstd = ACL_FLOAT;
+  aclDataType weight = ACL_FLOAT;  // kNoWeight: weightOptional NULL
+  aclDataType grad_input = ACL_FLOAT;
+  aclDataType grad_weight = ACL_FLOAT;
+  aclDataType grad_bias = ACL_FLOAT;
+  bool mask[3] = {true, true, true};
+  unsigned scatter = 0;
+
+  std::string Describe() const {
+    std::string text = "dims [";
+    for (size_t d = 0; d < dims.size(); ++d) text += (d ? "," : "") + std::to_string(dims[d]);
+    text += "] norm_dims " + std::to_string(norm_dims) + " dtypes(x,mean,rstd,w,gi,gw,gb) " + std::to_string(data) + "," +
+            std::to_string(mean) + "," + std::to_string(rstd) + "," + std::to_string(weight) + "," +
+            std::to_string(grad_input) + "," + std::to_string(grad_weight) + "," + std::to_string(grad_bias) + " mask " +
+            std::to_string(mask[0]) + std::to_string(mask[1]) + std::to_string(mask[2]) + " scatter " +
+            std::to_string(scatter);
+    return text;
+  }
+};
+
+aclDataType CoarserDtype(aclDataType a, aclDataType b) {
+  return aclhost::testing::ToleranceFor(a) >= aclhost::testing::ToleranceFor(b) ? a : b;
+}
+
+// Runs one case end to end and checks every output; returns the outputs' storage bytes.
+std::vector<std::vector<uint8_t>> RunCase(const AccuracyCase &c, uint64_t seed, aclrtStream stream) {
+  SCOPED_TRACE(c.Describe() + " seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
+  const size_t begin = c.dims.size() - c.norm_dims;
+  int64_t rows = 1, cols = 1;
+  for (size_t d = 0; d < c.dims.size(); ++d) (d < begin ? rows : cols) *= c.dims[d];
+  const std::vector<int64_t> normalized(c.dims.begin() + static_cast<std::ptrdiff_t>(begin), c.dims.end());
+  std::vector<int64_t> stats_dims(c.dims.begin(), c.dims.begin() + static_cast<std::ptrdiff_t>(begin));
+  stats_dims.resize(c.dims.size(), 1);
+
+  auto make = [&](const std::vector<int64_t> &dims, aclDataType dtype, unsigned flag) {
+    return std::make_unique<DeviceTensor>(dims, dtype, (c.scatter & flag) ? ScatteredLayout(dims, random) : DenseLayout(dims));
+  };
+  auto grad_out = make(c.dims, c.data, kScatterGradOut);
+  auto input = make(c.dims, c.data, kScatterInput);
+  auto mean = make(stats_dims, c.mean, kScatterMean);
+  auto rstd = make(stats_dims, c.rstd, kScatterRstd);
+  std::unique_ptr<DeviceTensor> weight;
+  if (c.weight != kNoWeight) weight = make(normalized, c.weight, kScatterWeight);
+  auto grad_input = make(c.dims, c.grad_input, kScatterGradInput);
+  auto grad_weight = make(normalized, c.grad_weight, kScatterGradWeight);
+  auto grad_bias = make(normalized, c.grad_bias, kScatterGradBias);
+
+  // Rows with their own offset and spread; statistics from the (rounded) input, as a forward would.
+  std::vector<double> x(static_cast<size_t>(rows * cols));
+  for (int64_t m = 0; m < rows; ++m) {
+    const std::vector<double> row = RandomValues(static_cast<size_t>(cols), random, 0.5 + (m % 4) * 0.5, (m % 7) - 3.0);
+    for (int64_t n = 0; n < cols; ++n) x[static_cast<size_t>(m * cols + n)] = row[static_cast<size_t>(n)];
+  }
+  input->Write(x);
+  grad_out->Write(RandomValues(x.size(), random));
+  if (weight) weight->Write(RandomValues(static_cast<size_t>(cols), random, 0.25, 1.0));
+  std::vector<double> row_mean, row_rstd;
+  aclhost::reference::RowStatistics(input->Read(), rows, cols, 1e-5, &row_mean, &row_rstd);
+  if (rows > 0 && cols > 0) {
+    mean->Write(row_mean);
+    rstd->Write(row_rstd);
+  }
+
+  const int64_t norm_size = static_cast<int64_t>(normalized.size());
+  aclIntArray *norm = aclCreateIntArray(normalized.data(), static_cast<uint64_t>(norm_size));
+  aclBoolArray *mask = aclCreateBoolArray(c.mask, 3);
+  DeviceTensor *outputs[3] = {grad_input.get(), grad_weight.get(), grad_bias.get()};
+  std::vector<uint8_t> before[3];
+  for (int k = 0; k < 3; ++k) before[k] = outputs[k]->StorageBytes();
+
+  uint64_t workspace_size = 0;
+  aclOpExecutor *executor = nullptr;
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out->get(), input->get(), norm, mean->get(), rstd->get(),
+                                                   weight ? weight->get() : nullptr, nullptr, mask, grad_input->get(),
+                                                   grad_weight->get(), grad_bias->get(), &workspace_size, &executor),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  void *workspace = nullptr;
+  if (workspace_size > 0) {
+    EXPECT_EQ(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  EXPECT_EQ(aclnnLayerNormBackward(workspace, workspace_size, executor, stream), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  if (workspace != nullptr) aclrtFree(workspace);
+  aclDestroyIntArray(norm);
+  aclDestroyBoolArray(mask);
+
+  const aclhost::reference::LayerNormBackwardResult want = aclhost::reference::LayerNormBackward(
+      grad_out->Read(), input->Read(), mean->Read(), rstd->Read(), weight ? weight->Read() : std::vector<double>{}, rows, cols);
+  const std::vector<double> *expected[3] = {&want.grad_input, &want.grad_weight, &want.grad_bias};
+  // gradInput is rounded to input's dtype and then to its own; the others once.
+  const aclDataType judged_as[3] = {CoarserDtype(c.data, c.grad_input), c.grad_weight, c.grad_bias};
+  const char *names[3] = {"gradInput", "gradWeight", "gradBias"};
+  std::vector<std::vector<uint8_t>> bytes;
+  for (int k = 0; k < 3; ++k) {
+    SCOPED_TRACE(names[k]);
+    if (!c.mask[k]) {
+      EXPECT_EQ(outputs[k]->StorageBytes(), before[k]) << "a masked-off output was written";
+    } else {
+      EXPECT_TRUE(outputs[k]->OutsideViewUnchanged(before[k])) << "bytes outside the view were written";
+      const aclhost::testing::ErrorSummary error = aclhost::testing::Compare(outputs[k]->Read(), *expected[k], judged_as[k]);
+      EXPECT_TRUE(error.Passed()) << "worst " << error.worst_ratio << " of tolerance at " << error.worst_index
+                                  << ", max abs error " << error.max_abs_error;
+    }
+    bytes.push_back(outputs[k]->StorageBytes());
+  }
+  return bytes;
+}
+
+class AccuracyTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS); }
+  void TearDown() override { EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS); }
+  std::vector<std::vector<uint8_t>> Run(const AccuracyCase &c) { return RunCase(c, TestSeed() + counter_++, stream_); }
+
+  aclrtStream stream_ = nullptr;
+  uint64_t counter_ = 0;
+};
+
+TEST_F(AccuracyTest, WorkedExampleFromTheSpec) {
+  DeviceTensor grad_out({2, 2}, ACL_FLOAT), input({2, 2}, ACL_FLOAT), mean({2, 1}, ACL_FLOAT), rstd({2, 1}, ACL_FLOAT);
+  DeviceTensor weight({2}, ACL_FLOAT), grad_input({2, 2}, ACL_FLOAT), grad_weight({2}, ACL_FLOAT), grad_bias({2}, ACL_FLOAT);
+  grad_out.Write({2, 3, 4, 5});
+  input.Write({2, 3, 4, 5});
+  mean.Write({2, 3});
+  rstd.Write({4, 5});
+  weight.Write({1, 1});
+  const int64_t norm_values[] = {2};
+  const bool mask_values[] = {true, true, true};
+  aclIntArray *norm = aclCreateIntArray(norm_values, 1);
+  aclBoolArray *mask = aclCreateBoolArray(mask_values, 3);
+  uint64_t size = 0;
+  aclOpExecutor *executor = nullptr;
+  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out.get(), input.get(), norm, mean.get(), rstd.get(), weight.get(),
+                                                   nullptr, mask, grad_input.get(), grad_weight.get(), grad_bias.get(),
+                                                   &size, &executor),
+            ACLNN_SUCCESS);
+  void *workspace = nullptr;
+  if (size > 0) {
+    ASSERT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(grad_input.Read(), (std::vector<double>{-2, -94, -877.5, -1747.5}));
+  EXPECT_EQ(grad_weight.Read(), (std::vector<double>{20, 62}));
+  EXPECT_EQ(grad_bias.Read(), (std::vector<double>{6, 8}));
+  if (workspace != nullptr) aclrtFree(workspace);
+  aclDestroyIntArray(norm);
+  aclDestroyBoolArray(mask);
+}
+
+// Ranks 1 to 8 with every possible count of normalised dims, dense and fully scattered.
+TEST_F(AccuracyTest, RandomShapesOfEveryRankAndNormalizedDimCount) {
+  std::mt19937_64 shapes(TestSeed());
+  for (size_t rank = 1; rank <= 8; ++rank) {
+    for (size_t norm_dims = 1; norm_dims <= rank; ++norm_dims) {
+      for (const unsigned scatter : {0u, static_cast<unsigned>(kScatterAll)}) {
+        AccuracyCase c;
+        // Dims of 1-5 keep every case small (at most 5^8 would be too many: cap the product).
+        int64_t elements = 1;
+        for (size_t d = 0; d < rank; ++d) {
+          const int64_t dim = elements > 2000 ? 1 : 1 + static_cast<int64_t>(shapes() % 5);
+          c.dims.push_back(dim);
+          elements *= dim;
+        }
+        c.norm_dims = norm_dims;
+        c.scatter = scatter;
+        Run(c);
+      }
+    }
+  }
+}
+
+TEST_F(AccuracyTest, OddSizes) {
+  const std::vector<std::pair<std::vector<int64_t>, size_t>> shapes = {
+      {{1}, 1},       {{3}, 1},       {{1000}, 1},    {{4099}, 1},   {{1, 1}, 1},    {{3, 1000}, 1},
+      {{1000, 3}, 1}, {{2, 4099}, 1}, {{4099, 1}, 1}, {{3, 1, 7}, 2}, {{5, 3, 1000}, 2}, {{1, 1, 4099}, 3}};
+  for (const auto &shape : shapes) {
+    for (const aclDataType dtype : kFloatTypes) {
+      AccuracyCase c;
+      c.dims = shape.first;
+      c.norm_dims = shape.second;
+      c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
+      Run(c);
+    }
+  }
+}
+
+// Every dtype combination the checks accept, each output in its own dtype.
+TEST_F(AccuracyTest, EveryAcceptedDtypeCombination) {
+  for (const aclDataType data : kFloatTypes) {
+    for (const aclDataType mean : kFloatTypes) {
+      for (const aclDataType rstd : kFloatTypes) {
+        std::vector<aclDataType> weights{kNoWeight, ACL_FLOAT};
+        if (data != ACL_FLOAT) weights.push_back(data);
+        for (const aclDataType weight : weights) {
+          for (const aclDataType grad_input : kFloatTypes) {
+            for (const aclDataType grad_weight : kFloatTypes) {
+              for (const aclDataType grad_bias : kFloatTypes) {
+                AccuracyCase c;
+                c.dims = {3, 2, 17};
+                c.norm_dims = 2;
+                c.data = data;
+                c.mean = mean;
+                c.rstd = rstd;
+                c.weight = weight;
+                c.grad_input = grad_input;
+                c.grad_weight = grad_weight;
+                c.grad_bias = grad_bias;
+                Run(c);
+                if (HasFailure()) return;  // one report is enough
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(AccuracyTest, NonContiguousViewOfEachTensor) {
+  const unsigned flags[] = {kScatterGradOut, kScatterInput,      kScatterMean,       kScatterRstd,
+                            kScatterWeight,  kScatterGradInput, kScatterGradWeight, kScatterGradBias, kScatterAll};
+  for (const unsigned flag : flags) {
+    for (const aclDataType dtype : kFloatTypes) {
+      AccuracyCase c;
+      c.dims = {4, 3, 33};
+      c.norm_dims = 1;
+      c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
+      c.scatter = flag;
+      Run(c);
+    }
+  }
+}
+
+TEST_F(AccuracyTest, TransposedInputAndOutput) {
+  // input stored as its transpose: view [5, 64] with strides [1, 5] over a [64, 5] buffer.
+  DeviceTensor grad_out({5, 64}, ACL_FLOAT, Layout{{1, 5}, 0, 320});
+  DeviceTensor input({5, 64}, ACL_FLOAT, Layout{{1, 5}, 0, 320});
+  DeviceTensor grad_input({5, 64}, ACL_FLOAT, Layout{{1, 5}, 0, 320});
+  DeviceTensor mean({5, 1}, ACL_FLOAT), rstd({5, 1}, ACL_FLOAT);
+  std::mt19937_64 random(TestSeed());
+  input.Write(RandomValues(320, random, 2.0, 1.0));
+  grad_out.Write(RandomValues(320, random));
+  std::vector<double> row_mean, row_rstd;
+  aclhost::reference::RowStatistics(input.Read(), 5, 64, 1e-5, &row_mean, &row_rstd);
+  mean.Write(row_mean);
+  rstd.Write(row_rstd);
+  const int64_t norm_values[] = {64};
+  const bool mask_values[] = {true, false, false};
+  aclIntArray *norm = aclCreateIntArray(norm_values, 1);
+  aclBoolArray *mask = aclCreateBoolArray(mask_values, 3);
+  uint64_t size = 0;
+  aclOpExecutor *executor = nullptr;
+  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out.get(), input.get(), norm, mean.get(), rstd.get(), nullptr, nullptr,
+                                                   mask, grad_input.get(), nullptr, nullptr, &size, &executor),
+            ACLNN_SUCCESS);
+  void *workspace = nullptr;
+  ASSERT_GT(size, 0u);  // the transposed operands are staged
+  ASSERT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  const auto want = aclhost::reference::LayerNormBackward(grad_out.Read(), input.Read(), mean.Read(), rstd.Read(), {}, 5, 64);
+  EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, ACL_FLOAT).Passed());
+  aclrtFree(workspace);
+  aclDestroyIntArray(norm);
+  aclDestroyBoolArray(mask);
+}
+
+TEST_F(AccuracyTest, ZeroRowsZeroFillsWeightAndBiasGradients) {
+  for (const aclDataType dtype : kFloatTypes) {
+    AccuracyCase c;
+    c.dims = {0, 2, 7, 18};
+    c.norm_dims = 2;
+    c.grad_weight = c.grad_bias = dtype;
+    c.scatter = kScatterGradWeight;
+    // The reference's column sums over no rows are zeros: RunCase checks them (sentinel before).
+    Run(c);
+  }
+}
+
+TEST_F(AccuracyTest, ZeroRowLengthWritesNothing) {
+  AccuracyCase c;
+  c.dims = {5, 0, 3};
+  c.norm_dims = 2;
+  Run(c);
+}
+
+TEST_F(AccuracyTest, EveryMask) {
+  for (int bits = 0; bits < 8; ++bits) {
+    AccuracyCase c;
+    c.dims = {6, 50};
+    c.mask[0] = bits & 1;
+    c.mask[1] = bits & 2;
+    c.mask[2] = bits & 4;
+    c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = ACL_BF16;
+    c.scatter = bits % 2 ? static_cast<unsigned>(kScatterAll) : 0u;
+    Run(c);
+  }
+}
+
+TEST_F(AccuracyTest, ResultsAreBitwiseIdenticalFromRunToRun) {
+  for (const aclDataType dtype : kFloatTypes) {
+    AccuracyCase c;
+    c.dims = {33, 1031};
+    c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
+    const uint64_t seed = TestSeed() + 1000;
+    const auto first = RunCase(c, seed, stream_);
+    for (int repeat = 0; repeat < 2; ++repeat) EXPECT_EQ(RunCase(c, seed, stream_), first);
+  }
+}
+
+}  // namespace
+}  // namespace lnb_test

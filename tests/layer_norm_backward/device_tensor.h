@@ -1,0 +1,67 @@
+// Test helpers: tensors in device memory laid out through dense or scattered (permuted, padded,
+// offset) views, with sentinel bytes everywhere the view does not reach.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+
+namespace lnb_test {
+
+constexpr uint8_t kSentinel = 0xA5;
+
+struct Layout {
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+  int64_t storage_elements = 0;
+};
+
+Layout DenseLayout(const std::vector<int64_t> &dims);
+// The dims stored in a random order, each padded by 0-2 elements, after a random offset: a
+// non-contiguous, non-overlapping view.
+Layout ScatteredLayout(const std::vector<int64_t> &dims, std::mt19937_64 &random);
+
+class DeviceTensor {
+ public:
+  DeviceTensor(std::vector<int64_t> dims, aclDataType dtype, Layout layout);
+  DeviceTensor(std::vector<int64_t> dims, aclDataType dtype) : DeviceTensor(dims, dtype, DenseLayout(dims)) {}
+  ~DeviceTensor();
+  DeviceTensor(const DeviceTensor &) = delete;
+  DeviceTensor &operator=(const DeviceTensor &) = delete;
+
+  // values in row-major order of the view, rounded to the dtype.
+  void Write(const std::vector<double> &values);
+  std::vector<double> Read() const;
+  std::vector<uint8_t> StorageBytes() const;
+  // True when every byte outside the view still equals the same byte of before.
+  bool OutsideViewUnchanged(const std::vector<uint8_t> &before) const;
+
+  // Destroys the aclTensor but keeps the memory (get() is NULL afterwards).
+  void DestroyDescriptor();
+
+  aclTensor *get() const { return tensor_; }
+  const std::vector<int64_t> &dims() const { return dims_; }
+  aclDataType dtype() const { return dtype_; }
+  int64_t NumElements() const;
+
+ private:
+  std::vector<int64_t> ElementPositions() const;  // storage index of each view element
+
+  std::vector<int64_t> dims_;
+  aclDataType dtype_;
+  Layout layout_;
+  size_t storage_bytes_ = 0;
+  void *memory_ = nullptr;
+  aclTensor *tensor_ = nullptr;
+};
+
+// Values for tests: normal(0, 1) scaled, never all zeros.
+std::vector<double> RandomValues(size_t count, std::mt19937_64 &random, double scale = 1.0, double shift = 0.0);
+
+// One seed per test process, printed so that a failure can be replayed (LNB_TEST_SEED=...).
+uint64_t TestSeed();
+
+}  // namespace lnb_test
