@@ -26,6 +26,18 @@ aclnnStatus CopyArrayOut(const char *caller, const std::vector<int64_t> &values,
   return OK;
 }
 
+// Copies size values (none when value is NULL) into a new array object.
+template <typename Array, typename Value>
+Array *CreateArray(const char *caller, const Value *value, uint64_t size) {
+  Array *array = new (std::nothrow) Array;
+  if (array == nullptr) {
+    ReportError(ErrorKind::kInternal, "%s: out of memory", caller);
+    return nullptr;
+  }
+  if (value != nullptr) array->values.assign(value, value + size);
+  return array;
+}
+
 }  // namespace
 }  // namespace aclhost
 
@@ -90,13 +102,7 @@ aclnnStatus aclGetRawTensorAddr(const aclTensor *tensor, void **addr) {
 }
 
 aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
-  aclIntArray *array = new (std::nothrow) aclIntArray;
-  if (array == nullptr) {
-    aclhost::ReportError(aclhost::ErrorKind::kInternal, "aclCreateIntArray: out of memory");
-    return nullptr;
-  }
-  if (value != nullptr) array->values.assign(value, value + size);
-  return array;
+  return aclhost::CreateArray<aclIntArray>("aclCreateIntArray", value, size);
 }
 
 aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
@@ -112,13 +118,7 @@ aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size) {
 }
 
 aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
-  aclBoolArray *array = new (std::nothrow) aclBoolArray;
-  if (array == nullptr) {
-    aclhost::ReportError(aclhost::ErrorKind::kInternal, "aclCreateBoolArray: out of memory");
-    return nullptr;
-  }
-  if (value != nullptr) array->values.assign(value, value + size);
-  return array;
+  return aclhost::CreateArray<aclBoolArray>("aclCreateBoolArray", value, size);
 }
 
 aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {

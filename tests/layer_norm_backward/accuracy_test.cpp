@@ -60,6 +60,32 @@ aclDataType CoarserDtype(aclDataType a, aclDataType b) {
   return aclhost::testing::ToleranceFor(a) >= aclhost::testing::ToleranceFor(b) ? a : b;
 }
 
+// Both phases on stream, then synchronisation; every step must succeed. Returns the workspace size.
+uint64_t RunBackward(DeviceTensor &grad_out, DeviceTensor &input, const std::vector<int64_t> &normalized, DeviceTensor &mean,
+                 DeviceTensor &rstd, DeviceTensor *weight, const bool (&mask_values)[3], DeviceTensor *grad_input,
+                 DeviceTensor *grad_weight, DeviceTensor *grad_bias, aclrtStream stream) {
+  aclIntArray *norm = aclCreateIntArray(normalized.data(), normalized.size());
+  aclBoolArray *mask = aclCreateBoolArray(mask_values, 3);
+  auto handle = [](DeviceTensor *tensor) { return tensor ? tensor->get() : nullptr; };
+  uint64_t workspace_size = 0;
+  aclOpExecutor *executor = nullptr;
+  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out.get(), input.get(), norm, mean.get(), rstd.get(), handle(weight),
+                                                   nullptr, mask, handle(grad_input), handle(grad_weight),
+                                                   handle(grad_bias), &workspace_size, &executor),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  void *workspace = nullptr;
+  if (workspace_size > 0) {
+    EXPECT_EQ(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  EXPECT_EQ(aclnnLayerNormBackward(workspace, workspace_size, executor, stream), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  if (workspace != nullptr) aclrtFree(workspace);
+  aclDestroyIntArray(norm);
+  aclDestroyBoolArray(mask);
+  return workspace_size;
+}
+
 // Runs one case end to end and checks every output; returns the outputs' storage bytes.
 std::vector<std::vector<uint8_t>> RunCase(const AccuracyCase &c, uint64_t seed, aclrtStream stream) {
   SCOPED_TRACE(c.Describe() + " seed " + std::to_string(seed));
@@ -100,29 +126,11 @@ std::vector<std::vector<uint8_t>> RunCase(const AccuracyCase &c, uint64_t seed, 
     rstd->Write(row_rstd);
   }
 
-  const int64_t norm_size = static_cast<int64_t>(normalized.size());
-  aclIntArray *norm = aclCreateIntArray(normalized.data(), static_cast<uint64_t>(norm_size));
-  aclBoolArray *mask = aclCreateBoolArray(c.mask, 3);
   DeviceTensor *outputs[3] = {grad_input.get(), grad_weight.get(), grad_bias.get()};
   std::vector<uint8_t> before[3];
   for (int k = 0; k < 3; ++k) before[k] = outputs[k]->StorageBytes();
-
-  uint64_t workspace_size = 0;
-  aclOpExecutor *executor = nullptr;
-  EXPECT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out->get(), input->get(), norm, mean->get(), rstd->get(),
-                                                   weight ? weight->get() : nullptr, nullptr, mask, grad_input->get(),
-                                                   grad_weight->get(), grad_bias->get(), &workspace_size, &executor),
-            ACLNN_SUCCESS)
-      << aclGetRecentErrMsg();
-  void *workspace = nullptr;
-  if (workspace_size > 0) {
-    EXPECT_EQ(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-  }
-  EXPECT_EQ(aclnnLayerNormBackward(workspace, workspace_size, executor, stream), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
-  if (workspace != nullptr) aclrtFree(workspace);
-  aclDestroyIntArray(norm);
-  aclDestroyBoolArray(mask);
+  RunBackward(*grad_out, *input, normalized, *mean, *rstd, weight.get(), c.mask, grad_input.get(), grad_weight.get(),
+              grad_bias.get(), stream);
 
   const aclhost::reference::LayerNormBackwardResult want = aclhost::reference::LayerNormBackward(
       grad_out->Read(), input->Read(), mean->Read(), rstd->Read(), weight ? weight->Read() : std::vector<double>{}, rows, cols);
@@ -164,28 +172,11 @@ TEST_F(AccuracyTest, WorkedExampleFromTheSpec) {
   mean.Write({2, 3});
   rstd.Write({4, 5});
   weight.Write({1, 1});
-  const int64_t norm_values[] = {2};
-  const bool mask_values[] = {true, true, true};
-  aclIntArray *norm = aclCreateIntArray(norm_values, 1);
-  aclBoolArray *mask = aclCreateBoolArray(mask_values, 3);
-  uint64_t size = 0;
-  aclOpExecutor *executor = nullptr;
-  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out.get(), input.get(), norm, mean.get(), rstd.get(), weight.get(),
-                                                   nullptr, mask, grad_input.get(), grad_weight.get(), grad_bias.get(),
-                                                   &size, &executor),
-            ACLNN_SUCCESS);
-  void *workspace = nullptr;
-  if (size > 0) {
-    ASSERT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-  }
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
-  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  const bool mask[] = {true, true, true};
+  RunBackward(grad_out, input, {2}, mean, rstd, &weight, mask, &grad_input, &grad_weight, &grad_bias, stream_);
   EXPECT_EQ(grad_input.Read(), (std::vector<double>{-2, -94, -877.5, -1747.5}));
   EXPECT_EQ(grad_weight.Read(), (std::vector<double>{20, 62}));
   EXPECT_EQ(grad_bias.Read(), (std::vector<double>{6, 8}));
-  if (workspace != nullptr) aclrtFree(workspace);
-  aclDestroyIntArray(norm);
-  aclDestroyBoolArray(mask);
 }
 
 // Ranks 1 to 8 with every possible count of normalised dims, dense and fully scattered.
@@ -237,7 +228,7 @@ TEST_F(AccuracyTest, EveryAcceptedDtypeCombination) {
             for (const aclDataType grad_weight : kFloatTypes) {
               for (const aclDataType grad_bias : kFloatTypes) {
                 AccuracyCase c;
-                c.dims = {3, 2, 17};
+                c.dims = std::vector<int64_t>{3, 2, 17};
                 c.norm_dims = 2;
                 c.data = data;
                 c.mean = mean;
@@ -263,7 +254,7 @@ TEST_F(AccuracyTest, NonContiguousViewOfEachTensor) {
   for (const unsigned flag : flags) {
     for (const aclDataType dtype : kFloatTypes) {
       AccuracyCase c;
-      c.dims = {4, 3, 33};
+      c.dims = std::vector<int64_t>{4, 3, 33};
       c.norm_dims = 1;
       c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
       c.scatter = flag;
@@ -285,31 +276,17 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   aclhost::reference::RowStatistics(input.Read(), 5, 64, 1e-5, &row_mean, &row_rstd);
   mean.Write(row_mean);
   rstd.Write(row_rstd);
-  const int64_t norm_values[] = {64};
-  const bool mask_values[] = {true, false, false};
-  aclIntArray *norm = aclCreateIntArray(norm_values, 1);
-  aclBoolArray *mask = aclCreateBoolArray(mask_values, 3);
-  uint64_t size = 0;
-  aclOpExecutor *executor = nullptr;
-  ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out.get(), input.get(), norm, mean.get(), rstd.get(), nullptr, nullptr,
-                                                   mask, grad_input.get(), nullptr, nullptr, &size, &executor),
-            ACLNN_SUCCESS);
-  void *workspace = nullptr;
-  ASSERT_GT(size, 0u);  // the transposed operands are staged
-  ASSERT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
-  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  const bool mask[] = {true, false, false};
+  // The transposed operands are staged through the workspace.
+  EXPECT_GT(RunBackward(grad_out, input, {64}, mean, rstd, nullptr, mask, &grad_input, nullptr, nullptr, stream_), 0u);
   const auto want = aclhost::reference::LayerNormBackward(grad_out.Read(), input.Read(), mean.Read(), rstd.Read(), {}, 5, 64);
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, ACL_FLOAT).Passed());
-  aclrtFree(workspace);
-  aclDestroyIntArray(norm);
-  aclDestroyBoolArray(mask);
 }
 
 TEST_F(AccuracyTest, ZeroRowsZeroFillsWeightAndBiasGradients) {
   for (const aclDataType dtype : kFloatTypes) {
     AccuracyCase c;
-    c.dims = {0, 2, 7, 18};
+    c.dims = std::vector<int64_t>{0, 2, 7, 18};
     c.norm_dims = 2;
     c.grad_weight = c.grad_bias = dtype;
     c.scatter = kScatterGradWeight;
@@ -320,7 +297,7 @@ TEST_F(AccuracyTest, ZeroRowsZeroFillsWeightAndBiasGradients) {
 
 TEST_F(AccuracyTest, ZeroRowLengthWritesNothing) {
   AccuracyCase c;
-  c.dims = {5, 0, 3};
+  c.dims = std::vector<int64_t>{5, 0, 3};
   c.norm_dims = 2;
   Run(c);
 }
@@ -328,7 +305,7 @@ TEST_F(AccuracyTest, ZeroRowLengthWritesNothing) {
 TEST_F(AccuracyTest, EveryMask) {
   for (int bits = 0; bits < 8; ++bits) {
     AccuracyCase c;
-    c.dims = {6, 50};
+    c.dims = std::vector<int64_t>{6, 50};
     c.mask[0] = bits & 1;
     c.mask[1] = bits & 2;
     c.mask[2] = bits & 4;
@@ -341,7 +318,7 @@ TEST_F(AccuracyTest, EveryMask) {
 TEST_F(AccuracyTest, ResultsAreBitwiseIdenticalFromRunToRun) {
   for (const aclDataType dtype : kFloatTypes) {
     AccuracyCase c;
-    c.dims = {33, 1031};
+    c.dims = std::vector<int64_t>{33, 1031};
     c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
     const uint64_t seed = TestSeed() + 1000;
     const auto first = RunCase(c, seed, stream_);
