@@ -12,6 +12,11 @@ struct LayerNormBackwardResult {
   std::vector<double> grad_input;   // rows x cols
   std::vector<double> grad_weight;  // cols
   std::vector<double> grad_bias;    // cols
+  // The size of the terms each result is made of (sum of their absolute values): float32
+  // arithmetic can be trusted to a few ulps of this, not of a result that cancels to near zero.
+  std::vector<double> grad_input_magnitude;
+  std::vector<double> grad_weight_magnitude;
+  std::vector<double> grad_bias_magnitude;
 };
 
 // weight may be empty (all ones). Every vector is row-major.

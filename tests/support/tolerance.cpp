@@ -15,18 +15,19 @@ double ToleranceFor(aclDataType dtype) {
   }
 }
 
-ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want, aclDataType dtype) {
+ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want,
+                     const std::vector<double> &magnitude, aclDataType dtype) {
   ErrorSummary summary;
-  if (got.size() != want.size()) {
+  if (got.size() != want.size() || magnitude.size() != want.size()) {
     summary.worst_ratio = std::numeric_limits<double>::infinity();
     return summary;
   }
-  double scale = 0;
-  for (const double value : want) scale = std::max(scale, std::fabs(value));
   const double tolerance = ToleranceFor(dtype);
+  // Below the normal range the spacing of the dtype is absolute: its smallest subnormal.
+  const double spacing = dtype == ACL_FLOAT16 ? 0x1p-24 : static_cast<double>(std::numeric_limits<float>::denorm_min());
   for (size_t i = 0; i < got.size(); ++i) {
     const double error = std::fabs(got[i] - want[i]);
-    const double allowed = tolerance * (std::fabs(want[i]) + 1e-2 * scale) + std::numeric_limits<double>::min();
+    const double allowed = tolerance * (std::fabs(want[i]) + magnitude[i]) + spacing;
     const double ratio = std::isnan(error) ? std::numeric_limits<double>::infinity() : error / allowed;
     summary.max_abs_error = std::max(summary.max_abs_error, error);
     if (ratio > summary.worst_ratio) {

@@ -15,14 +15,16 @@ double ToleranceFor(aclDataType dtype);
 
 struct ErrorSummary {
   double max_abs_error = 0;
-  // Largest |got - want| / allowed; <= 1 passes. allowed = tol * (|want| + 1e-2 * max|want|):
-  // elements near zero after cancellation are judged against the tensor's scale.
+  // Largest |got - want| / allowed; <= 1 passes. allowed = tol * (|want| + magnitude) + the
+  // dtype's smallest subnormal, where magnitude is the size of the terms the result is made of:
+  // a result that cancels to near zero is judged against what it cancelled.
   double worst_ratio = 0;
   size_t worst_index = 0;
   bool Passed() const { return worst_ratio <= 1.0; }
 };
 
-ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want, aclDataType dtype);
+ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want,
+                     const std::vector<double> &magnitude, aclDataType dtype);
 
 }  // namespace testing
 }  // namespace aclhost

@@ -1,55 +1,249 @@
-// The clear reference-quality kernel: one row at a time, every sum in double in a fixed
-// sequential order, so results are bitwise reproducible. The fast kernels replace this file.
+// LayerNorm backward, one source for every SIMD target (Highway dynamic dispatch).
+//
+// The order of every floating-point operation is a function of (rows, cols) only:
+// - A row is read in blocks of kBlockLanes = 16 columns; column n feeds logical lane n % 16,
+//   whatever the vector width (a target with W lanes holds the 16 logical lanes in 16 / W
+//   vectors). The last block is zero-padded. The 16 lane sums meet in a fixed pairwise tree.
+// - Rows are cut into chunks of RowsPerChunk(rows); each chunk sums gradWeight/gradBias partials
+//   over its rows in order, and the chunk partials meet in a fixed pairwise tree. Threads take
+//   whole chunks, so their number changes who computes, never what.
+// - Multiplies and adds are separate operations (no FMA on one target and not on another).
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/layer_norm_backward/layer_norm_backward_kernel.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include "kernels/common/simd_convert-inl.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
+#ifndef ACLNN_HOST_LAYER_NORM_BACKWARD_CHUNKS
+#define ACLNN_HOST_LAYER_NORM_BACKWARD_CHUNKS
 namespace aclhost {
 namespace kernels {
+namespace lnb {
 
-size_t LayerNormBackwardScratchBytes(int64_t cols) { return 2 * static_cast<size_t>(cols) * sizeof(double); }
+constexpr int64_t kLanes = 16;  // the block width of simd_convert-inl.h
+constexpr int64_t kMinRowsPerChunk = 64;
+constexpr int64_t kMaxChunks = 256;
 
-void LayerNormBackward(const LayerNormBackwardArgs &args) {
-  const int64_t cols = args.cols;
-  const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
-  double *weight_sums = static_cast<double *>(args.scratch);
-  double *bias_sums = want_column_sums ? weight_sums + cols : nullptr;
-  if (want_column_sums) {
-    for (int64_t n = 0; n < 2 * cols; ++n) weight_sums[n] = 0.0;
+inline int64_t PaddedCols(int64_t cols) { return (cols + kLanes - 1) / kLanes * kLanes; }
+
+inline int64_t RowsPerChunk(int64_t rows) {
+  const int64_t spread = (rows + kMaxChunks - 1) / kMaxChunks;
+  return spread > kMinRowsPerChunk ? spread : kMinRowsPerChunk;
+}
+
+inline int64_t ChunkCount(int64_t rows) { return (rows + RowsPerChunk(rows) - 1) / RowsPerChunk(rows); }
+
+// The 16 lane sums as ((l0 + l8) + (l4 + l12)) + ...: a fixed pairwise tree.
+inline float SumLanes(float *lanes) {
+  for (int64_t half = kLanes / 2; half >= 1; half /= 2) {
+    for (int64_t l = 0; l < half; ++l) lanes[l] += lanes[l + half];
   }
-  auto weight_at = [&](int64_t n) { return args.weight ? LoadElement(args.weight, args.weight_type, n) : 1.0; };
+  return lanes[0];
+}
 
-  for (int64_t m = 0; m < args.rows; ++m) {
-    const double mean = LoadElement(args.mean, args.mean_type, m);
-    const double rstd = LoadElement(args.rstd, args.rstd_type, m);
-    const int64_t row = m * cols;
-    double sum_g = 0.0;
-    double sum_g_xhat = 0.0;
-    for (int64_t n = 0; n < cols; ++n) {
-      const double grad_out = LoadElement(args.grad_out, args.data_type, row + n);
-      const double xhat = (LoadElement(args.input, args.data_type, row + n) - mean) * rstd;
-      const double g = grad_out * weight_at(n);
-      sum_g += g;
-      sum_g_xhat += g * xhat;
-      if (want_column_sums) {
-        weight_sums[n] += grad_out * xhat;
-        bias_sums[n] += grad_out;
+// Per chunk: gradWeight partials, then gradBias partials, PaddedCols(cols) floats each.
+inline float *ChunkPartials(void *scratch, int64_t cols, int64_t chunk) {
+  return static_cast<float *>(scratch) + chunk * 2 * PaddedCols(cols);
+}
+
+}  // namespace lnb
+}  // namespace kernels
+}  // namespace aclhost
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace aclhost {
+namespace kernels {
+namespace HWY_NAMESPACE {
+
+static_assert(kBlockLanes == lnb::kLanes, "one block width");
+
+// Rows [row_begin, row_end) of one chunk: gradInput of each row, and the chunk's column partial
+// sums into partials (nullptr when neither gradWeight nor gradBias is wanted).
+template <ElementType kData, ElementType kWeight, bool kHasWeight>
+void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials) {
+  const BlockTag d;
+  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t vecs = kBlockLanes / width;
+  const int64_t cols = args.cols;
+  const int64_t padded_cols = lnb::PaddedCols(cols);
+  const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
+  const float cols_as_float = static_cast<float>(cols);
+  float *weight_partials = partials;
+  float *bias_partials = partials != nullptr ? partials + padded_cols : nullptr;
+  if (partials != nullptr) std::memset(partials, 0, static_cast<size_t>(2 * padded_cols) * sizeof(float));
+
+  BlockVec go[kBlockLanes], x[kBlockLanes], w[kBlockLanes], acc_g[kBlockLanes], acc_gx[kBlockLanes], out[kBlockLanes];
+  for (int64_t m = row_begin; m < row_end; ++m) {
+    const auto mean = hn::Set(d, static_cast<float>(LoadElement(args.mean, args.mean_type, m)));
+    const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args.rstd, args.rstd_type, m)));
+    const char *go_row = static_cast<const char *>(args.grad_out) + m * row_bytes;
+    const char *x_row = static_cast<const char *>(args.input) + m * row_bytes;
+    for (int64_t v = 0; v < vecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
+
+    // Pass 1: the two row sums, and this row's share of the column sums.
+    for (int64_t n = 0; n < cols; n += kBlockLanes) {
+      ReadBlock<kData>(go_row, n, cols, go);
+      ReadBlock<kData>(x_row, n, cols, x);
+      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+      for (int64_t v = 0; v < vecs; ++v) {
+        const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
+        const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
+        acc_g[v] = hn::Add(acc_g[v], g);
+        acc_gx[v] = hn::Add(acc_gx[v], hn::Mul(g, xhat));
+        if (partials != nullptr) {
+          float *pw = weight_partials + n + v * width;
+          float *pb = bias_partials + n + v * width;
+          hn::StoreU(hn::Add(hn::LoadU(d, pw), hn::Mul(go[v], xhat)), d, pw);
+          hn::StoreU(hn::Add(hn::LoadU(d, pb), go[v]), d, pb);
+        }
       }
     }
     if (args.grad_input == nullptr) continue;
-    const double mean_g = sum_g / static_cast<double>(cols);
-    const double mean_g_xhat = sum_g_xhat / static_cast<double>(cols);
-    for (int64_t n = 0; n < cols; ++n) {
-      const double grad_out = LoadElement(args.grad_out, args.data_type, row + n);
-      const double xhat = (LoadElement(args.input, args.data_type, row + n) - mean) * rstd;
-      const double g = grad_out * weight_at(n);
-      StoreElement((g - (mean_g + xhat * mean_g_xhat)) * rstd, args.grad_input, args.data_type, row + n);
+
+    alignas(64) float lanes_g[kBlockLanes], lanes_gx[kBlockLanes];
+    for (int64_t v = 0; v < vecs; ++v) {
+      hn::StoreU(acc_g[v], d, lanes_g + v * width);
+      hn::StoreU(acc_gx[v], d, lanes_gx + v * width);
+    }
+    const auto mean_g = hn::Set(d, lnb::SumLanes(lanes_g) / cols_as_float);
+    const auto mean_gx = hn::Set(d, lnb::SumLanes(lanes_gx) / cols_as_float);
+
+    // Pass 2: gradInput while the row is still in cache. Each block is read before it is written,
+    // which keeps exact in-place use correct.
+    char *grad_input_row = static_cast<char *>(args.grad_input) + m * row_bytes;
+    for (int64_t n = 0; n < cols; n += kBlockLanes) {
+      ReadBlock<kData>(go_row, n, cols, go);
+      ReadBlock<kData>(x_row, n, cols, x);
+      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+      for (int64_t v = 0; v < vecs; ++v) {
+        const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
+        const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
+        out[v] = hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
+      }
+      WriteBlock<kData>(out, grad_input_row, n, cols);
     }
   }
+}
 
-  for (int64_t n = 0; n < cols; ++n) {
-    if (args.grad_weight) StoreElement(weight_sums[n], args.grad_weight, args.grad_weight_type, n);
-    if (args.grad_bias) StoreElement(bias_sums[n], args.grad_bias, args.grad_bias_type, n);
+using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *);
+
+template <ElementType kData>
+ChunkFunction ChunkFunctionForWeight(const LayerNormBackwardArgs &args) {
+  if (args.weight == nullptr) return &RunChunk<kData, kData, false>;
+  switch (args.weight_type) {
+    case ElementType::kFloat16: return &RunChunk<kData, ElementType::kFloat16, true>;
+    case ElementType::kBFloat16: return &RunChunk<kData, ElementType::kBFloat16, true>;
+    case ElementType::kFloat32: break;
   }
+  return &RunChunk<kData, ElementType::kFloat32, true>;
+}
+
+void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials) {
+  ChunkFunction run = ChunkFunctionForWeight<ElementType::kFloat32>(args);
+  if (args.data_type == ElementType::kFloat16) run = ChunkFunctionForWeight<ElementType::kFloat16>(args);
+  if (args.data_type == ElementType::kBFloat16) run = ChunkFunctionForWeight<ElementType::kBFloat16>(args);
+  run(args, row_begin, row_end, partials);
+}
+
+// Chunk first's partials += chunk second's, over the columns of one block, weight and bias sums.
+void AddChunkPartials(void *scratch, int64_t cols, int64_t first, int64_t second, int64_t col_begin) {
+  const BlockTag d;
+  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
+  float *into = lnb::ChunkPartials(scratch, cols, first);
+  const float *from = lnb::ChunkPartials(scratch, cols, second);
+  const int64_t padded_cols = lnb::PaddedCols(cols);
+  for (const int64_t base : {col_begin, padded_cols + col_begin}) {
+    for (int64_t n = base; n < base + kBlockLanes; n += width) {
+      hn::StoreU(hn::Add(hn::LoadU(d, into + n), hn::LoadU(d, from + n)), d, into + n);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace aclhost
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include "kernels/common/convert.h"
+
+namespace aclhost {
+namespace kernels {
+namespace {
+
+using RunChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *);
+using AddPartialsFunction = void (*)(void *, int64_t, int64_t, int64_t, int64_t);
+
+struct TargetFunctions {
+  RunChunkFunction run_chunk;
+  AddPartialsFunction add_partials;
+};
+
+TargetFunctions FunctionsFor(Isa isa) {
+  TargetFunctions chosen{HWY_CHOOSE_FALLBACK(RunChunkForTarget), HWY_CHOOSE_FALLBACK(AddChunkPartials)};
+  TargetFunctions wanted{nullptr, nullptr};
+  switch (isa) {
+    case Isa::kAvx512: wanted = {HWY_CHOOSE_AVX3(RunChunkForTarget), HWY_CHOOSE_AVX3(AddChunkPartials)}; break;
+    case Isa::kAvx2: wanted = {HWY_CHOOSE_AVX2(RunChunkForTarget), HWY_CHOOSE_AVX2(AddChunkPartials)}; break;
+    case Isa::kSse4: wanted = {HWY_CHOOSE_SSE4(RunChunkForTarget), HWY_CHOOSE_SSE4(AddChunkPartials)}; break;
+    case Isa::kScalar: break;
+  }
+  return wanted.run_chunk != nullptr ? wanted : chosen;
+}
+
+// Below this many elements per thread a thread team costs more than it saves.
+constexpr int64_t kMinElementsPerThread = 1 << 15;
+
+int ThreadsFor(const LayerNormBackwardArgs &args, int64_t tasks) {
+  int64_t threads = args.config.threads;
+  if (threads > tasks) threads = tasks;
+  if (threads > args.rows * args.cols / kMinElementsPerThread) threads = args.rows * args.cols / kMinElementsPerThread;
+  return threads < 1 ? 1 : static_cast<int>(threads);
+}
+
+}  // namespace
+
+size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols) {
+  return static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float);
+}
+
+void LayerNormBackward(const LayerNormBackwardArgs &args) {
+  const TargetFunctions target = FunctionsFor(args.config.isa);
+  const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
+  const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
+  const int64_t chunks = lnb::ChunkCount(args.rows);
+
+  const int threads = ThreadsFor(args, chunks);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+    const int64_t begin = chunk * rows_per_chunk;
+    const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
+    target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr);
+  }
+  if (!want_column_sums) return;
+
+  // Chunk partials meet pairwise (stride 1, 2, 4, ...) in chunk 0, column blocks shared among
+  // threads; then each sum is rounded once into its output.
+  const int64_t padded_cols = lnb::PaddedCols(args.cols);
+  const int64_t blocks = padded_cols / lnb::kLanes;
+  const int combine_threads = chunks > 1 ? ThreadsFor(args, blocks) : 1;
+#pragma omp parallel for schedule(static) num_threads(combine_threads) if (combine_threads > 1)
+  for (int64_t block = 0; block < blocks; ++block) {
+    for (int64_t stride = 1; stride < chunks; stride *= 2) {
+      for (int64_t first = 0; first + stride < chunks; first += 2 * stride) {
+        target.add_partials(args.scratch, args.cols, first, first + stride, block * lnb::kLanes);
+      }
+    }
+  }
+  const float *sums = lnb::ChunkPartials(args.scratch, args.cols, 0);
+  if (args.grad_weight != nullptr) ConvertFloats(sums, args.cols, args.grad_weight_type, args.grad_weight, args.config.isa);
+  if (args.grad_bias != nullptr) ConvertFloats(sums + padded_cols, args.cols, args.grad_bias_type, args.grad_bias, args.config.isa);
 }
 
 }  // namespace kernels
 }  // namespace aclhost
+#endif  // HWY_ONCE

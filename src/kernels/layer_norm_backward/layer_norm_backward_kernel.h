@@ -1,11 +1,12 @@
 // The LayerNorm backward kernel seam: dense row-major operands as raw pointers, the problem
-// size (rows x cols) and element types. Whatever kernel sits behind it must honour this contract.
+// size (rows x cols), element types and how to run (SIMD target, threads).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/common/element_type.h"
+#include "kernels/common/kernel_config.h"
 
 namespace aclhost {
 namespace kernels {
@@ -31,17 +32,20 @@ struct LayerNormBackwardArgs {
   void *grad_weight = nullptr;  // cols, or nullptr when not wanted
   void *grad_bias = nullptr;    // cols, or nullptr when not wanted
 
-  // LayerNormBackwardScratchBytes(cols) bytes, 8-byte aligned, when grad_weight or grad_bias is
-  // wanted. The kernel allocates nothing itself.
+  // LayerNormBackwardScratchBytes(rows, cols) bytes, 64-byte aligned, when grad_weight or
+  // grad_bias is wanted. The kernel allocates nothing itself.
   void *scratch = nullptr;
+
+  KernelConfig config;
 };
 
-size_t LayerNormBackwardScratchBytes(int64_t cols);
+size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols);
 
-// grad_input[m,n] = (g - mean_n(g) - xhat * mean_n(g * xhat)) * rstd_m with g = grad_out * weight
+// grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;
-// grad_bias[n] = sum_m grad_out. Each result is rounded once to its element type. Exact aliasing
-// of grad_input with grad_out or input is allowed (each row is read fully before it is written).
+// grad_bias[n] = sum_m grad_out. Float32 arithmetic in an order fixed by (rows, cols) alone, so
+// the bits do not depend on the SIMD target or the thread count; each result is rounded once to
+// its element type (nearest even). Exact aliasing of grad_input with grad_out or input is allowed.
 void LayerNormBackward(const LayerNormBackwardArgs &args);
 
 }  // namespace kernels

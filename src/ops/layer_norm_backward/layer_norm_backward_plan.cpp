@@ -93,6 +93,7 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   }
 
   plan.mode = LayerNormBackwardPlan::Mode::kCompute;
+  plan.kernel_config = kernels::CurrentKernelConfig();
   WorkspaceLayout layout;
   plan.grad_out = PlanInput(op.grad_out, &layout);
   plan.input = PlanInput(op.input, &layout);
@@ -106,7 +107,7 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.grad_weight = PlanColumnOutput(shape.want_grad_weight, op.grad_weight, &layout);
   plan.grad_bias = PlanColumnOutput(shape.want_grad_bias, op.grad_bias, &layout);
   if (shape.want_grad_weight || shape.want_grad_bias) {
-    plan.scratch_offset = layout.Reserve(kernels::LayerNormBackwardScratchBytes(shape.cols));
+    plan.scratch_offset = layout.Reserve(kernels::LayerNormBackwardScratchBytes(shape.rows, shape.cols));
   }
   plan.workspace_size = layout.size();
   return plan;
@@ -124,6 +125,7 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   }
   const aclDataType data_dtype = plan.input.view.dtype;
   kernels::LayerNormBackwardArgs args;
+  args.config = plan.kernel_config;
   args.rows = plan.rows;
   args.cols = plan.cols;
   args.data_type = ElementTypeOf(data_dtype);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/kernel_config.h"
 #include "ops/layer_norm_backward/layer_norm_backward_check.h"
 #include "tensor/tensor.h"
 
@@ -26,6 +27,7 @@ struct LayerNormBackwardPlan {
   int64_t cols = 0;
   StagedOperand grad_out, input, mean, rstd, weight;
   StagedOperand grad_input, grad_weight, grad_bias;  // present only when the mask asks
+  kernels::KernelConfig kernel_config;  // SIMD target and threads, read at phase 1
   uint64_t scratch_offset = 0;
   uint64_t workspace_size = 0;
 };

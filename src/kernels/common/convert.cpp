@@ -1,0 +1,51 @@
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/common/convert.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include "kernels/common/convert.h"
+#include "kernels/common/simd_convert-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclhost {
+namespace kernels {
+namespace HWY_NAMESPACE {
+
+void ConvertFloatsForTarget(const float *in, int64_t count, ElementType type, void *out) {
+  BlockVec block[kBlockLanes];
+  for (int64_t n = 0; n < count; n += kBlockLanes) {
+    ReadBlock<ElementType::kFloat32>(in, n, count, block);
+    switch (type) {
+      case ElementType::kFloat16: WriteBlock<ElementType::kFloat16>(block, out, n, count); break;
+      case ElementType::kBFloat16: WriteBlock<ElementType::kBFloat16>(block, out, n, count); break;
+      case ElementType::kFloat32: WriteBlock<ElementType::kFloat32>(block, out, n, count); break;
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace aclhost
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace aclhost {
+namespace kernels {
+
+using ConvertFunction = void (*)(const float *, int64_t, ElementType, void *);
+
+void ConvertFloats(const float *in, int64_t count, ElementType type, void *out, Isa isa) {
+  ConvertFunction convert = HWY_CHOOSE_FALLBACK(ConvertFloatsForTarget);
+  switch (isa) {
+    case Isa::kAvx512: convert = HWY_CHOOSE_AVX3(ConvertFloatsForTarget); break;
+    case Isa::kAvx2: convert = HWY_CHOOSE_AVX2(ConvertFloatsForTarget); break;
+    case Isa::kSse4: convert = HWY_CHOOSE_SSE4(ConvertFloatsForTarget); break;
+    case Isa::kScalar: break;
+  }
+  if (convert == nullptr) convert = HWY_CHOOSE_FALLBACK(ConvertFloatsForTarget);
+  convert(in, count, type, out);
+}
+
+}  // namespace kernels
+}  // namespace aclhost
+#endif  // HWY_ONCE

@@ -1,0 +1,100 @@
+#include "kernels/common/kernel_config.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "hwy/highway.h"
+
+namespace aclhost {
+namespace kernels {
+namespace {
+
+struct IsaInfo {
+  Isa isa;
+  const char *name;
+  int64_t hwy_target;
+};
+
+// Best first.
+constexpr IsaInfo kIsas[] = {
+    {Isa::kAvx512, "avx512", HWY_AVX3},
+    {Isa::kAvx2, "avx2", HWY_AVX2},
+    {Isa::kSse4, "sse4", HWY_SSE4},
+    {Isa::kScalar, "scalar", HWY_SCALAR},
+};
+
+Isa BestIsa() {
+  for (const IsaInfo &info : kIsas) {
+    if (IsaAvailable(info.isa)) return info.isa;
+  }
+  return Isa::kScalar;
+}
+
+// Says once per distinct request that it cannot be honoured.
+void WarnOnce(const std::string &text) {
+  static std::mutex mutex;
+  static std::set<std::string> *said = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said->insert(text).second) std::fprintf(stderr, "aclnn-host: %s\n", text.c_str());
+}
+
+Isa RequestedIsa() {
+  const char *requested = std::getenv("ACLNN_HOST_ISA");
+  const Isa best = BestIsa();
+  if (requested == nullptr || *requested == '\0') return best;
+  for (const IsaInfo &info : kIsas) {
+    if (std::strcmp(requested, info.name) != 0) continue;
+    if (IsaAvailable(info.isa)) return info.isa;
+    WarnOnce(std::string("ACLNN_HOST_ISA=") + requested + " is not supported by this CPU; using " + IsaName(best));
+    return best;
+  }
+  WarnOnce(std::string("ACLNN_HOST_ISA=") + requested + " is not one of scalar, sse4, avx2, avx512; using " + IsaName(best));
+  return best;
+}
+
+int RequestedThreads() {
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const int all = online > 0 ? static_cast<int>(online) : 1;
+  const char *requested = std::getenv("ACLNN_HOST_NUM_THREADS");
+  if (requested == nullptr || *requested == '\0') return all;
+  char *end = nullptr;
+  const long value = std::strtol(requested, &end, 10);
+  if (*end != '\0' || value < 1 || value > 1024) {
+    WarnOnce(std::string("ACLNN_HOST_NUM_THREADS=") + requested + " is not a thread count from 1 to 1024; using " +
+             std::to_string(all));
+    return all;
+  }
+  return static_cast<int>(value);
+}
+
+}  // namespace
+
+bool IsaAvailable(Isa isa) {
+  for (const IsaInfo &info : kIsas) {
+    if (info.isa == isa) return (HWY_TARGETS & info.hwy_target) != 0 && (hwy::SupportedTargets() & info.hwy_target) != 0;
+  }
+  return false;
+}
+
+const char *IsaName(Isa isa) {
+  for (const IsaInfo &info : kIsas) {
+    if (info.isa == isa) return info.name;
+  }
+  return "unknown";
+}
+
+KernelConfig CurrentKernelConfig() {
+  KernelConfig config;
+  config.isa = RequestedIsa();
+  config.threads = RequestedThreads();
+  return config;
+}
+
+}  // namespace kernels
+}  // namespace aclhost

@@ -1,0 +1,145 @@
+// Per-target SIMD loads and stores of float32 / float16 / bfloat16 as float32, rounding to
+// nearest even with integer arithmetic that gives the same bits on every target (Highway's own
+// 16-bit demotions truncate on some targets), plus the 16-lane block helpers the kernels share.
+// Included once per target from a foreach_target translation unit.
+#if defined(ACLNN_HOST_SIMD_CONVERT_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_HOST_SIMD_CONVERT_INL_H_
+#undef ACLNN_HOST_SIMD_CONVERT_INL_H_
+#else
+#define ACLNN_HOST_SIMD_CONVERT_INL_H_
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "kernels/common/element_type.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclhost {
+namespace kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Kernels work in blocks of this many logical lanes, whatever the vector width.
+constexpr int64_t kBlockLanes = 16;
+using BlockTag = hn::CappedTag<float, kBlockLanes>;
+using BlockVec = hn::Vec<BlockTag>;
+
+// float16 bits (in 32-bit lanes) to float32, exactly: the exponent is rebased by a multiply by
+// 2^112, which also turns subnormals into the right normals; Inf and NaN keep their payload.
+template <class D>
+HWY_INLINE hn::Vec<D> HalfBitsToFloat(D d, hn::Vec<hn::RebindToUnsigned<D>> bits) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto magnitude = hn::And(bits, hn::Set(du, 0x7FFFu));
+  const auto sign = hn::ShiftLeft<16>(hn::And(bits, hn::Set(du, 0x8000u)));
+  const auto finite = hn::Mul(hn::BitCast(d, hn::ShiftLeft<13>(magnitude)), hn::Set(d, 0x1p112f));
+  const auto inf_or_nan = hn::BitCast(d, hn::Or(hn::Set(du, 0x7F800000u), hn::ShiftLeft<13>(hn::And(magnitude, hn::Set(du, 0x3FFu)))));
+  const auto is_inf_or_nan = hn::RebindMask(d, hn::Gt(hn::BitCast(di, magnitude), hn::Set(di, 0x7BFF)));
+  return hn::Or(hn::IfThenElse(is_inf_or_nan, inf_or_nan, finite), hn::BitCast(d, sign));
+}
+
+// float32 to float16 bits (in 32-bit lanes), round to nearest even; same results as
+// aclhost::FloatToHalf. Subnormal results come from adding 0.5, whose ulp is 2^-24.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToHalfBits(D d, hn::Vec<D> value) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto bits = hn::BitCast(du, value);
+  const auto magnitude = hn::And(bits, hn::Set(du, 0x7FFFFFFFu));
+  const auto sign = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 0x8000u));
+  const auto subnormal = hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(d, magnitude), hn::Set(d, 0.5f))), hn::Set(du, 0x3F000000u));
+  const auto odd = hn::And(hn::ShiftRight<13>(magnitude), hn::Set(du, 1u));
+  const auto normal = hn::ShiftRight<13>(hn::Add(hn::Add(magnitude, hn::Set(du, 0xFFFu - 0x38000000u)), odd));
+  const auto nan = hn::Or(hn::Set(du, 0x7E00u), hn::And(hn::ShiftRight<13>(magnitude), hn::Set(du, 0x3FFu)));
+  const auto signed_magnitude = hn::BitCast(di, magnitude);
+  auto half = hn::IfThenElse(hn::RebindMask(du, hn::Lt(signed_magnitude, hn::Set(di, 0x38800000))), subnormal, normal);
+  half = hn::IfThenElse(hn::RebindMask(du, hn::Gt(signed_magnitude, hn::Set(di, 0x477FFFFF))), hn::Set(du, 0x7C00u), half);
+  half = hn::IfThenElse(hn::RebindMask(du, hn::Gt(signed_magnitude, hn::Set(di, 0x7F800000))), nan, half);
+  return hn::Or(half, sign);
+}
+
+// float32 to bfloat16 bits (in 32-bit lanes), round to nearest even; same as aclhost::FloatToBf16.
+template <class D>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToBf16Bits(D d, hn::Vec<D> value) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto bits = hn::BitCast(du, value);
+  const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
+  const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));
+  const auto is_nan = hn::Gt(hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu))), hn::Set(di, 0x7F800000));
+  return hn::IfThenElse(hn::RebindMask(du, is_nan), quiet_nan, rounded);
+  (void)d;
+}
+
+// Lanes(d) elements of type T at base + index, as float32.
+template <ElementType T, class D>
+HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
+  if constexpr (T == ElementType::kFloat32) {
+    return hn::LoadU(d, static_cast<const float *>(base) + index);
+  } else {
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<uint16_t, D> du16;
+    const auto bits = hn::PromoteTo(du, hn::LoadU(du16, static_cast<const uint16_t *>(base) + index));
+    if constexpr (T == ElementType::kBFloat16) return hn::BitCast(d, hn::ShiftLeft<16>(bits));
+    return HalfBitsToFloat(d, bits);
+  }
+}
+
+template <ElementType T, class D>
+HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index) {
+  if constexpr (T == ElementType::kFloat32) {
+    hn::StoreU(value, d, static_cast<float *>(base) + index);
+  } else {
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<uint16_t, D> du16;
+    const auto bits = T == ElementType::kBFloat16 ? FloatToBf16Bits(d, value) : FloatToHalfBits(d, value);
+    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, bits)), du16, static_cast<uint16_t *>(base) + index);
+  }
+}
+
+// kBlockLanes elements of type T from base + index, as float32, in kBlockLanes / Lanes vectors.
+template <ElementType T>
+HWY_INLINE void LoadBlock(const void *base, int64_t index, BlockVec *out) {
+  const BlockTag d;
+  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t v = 0; v * width < kBlockLanes; ++v) out[v] = LoadAsFloat<T>(d, base, index + v * width);
+}
+
+// Reads the block of a row that starts at column n; the row's last block is zero-padded, so that
+// every block looks the same to the arithmetic.
+template <ElementType T>
+HWY_INLINE void ReadBlock(const void *row, int64_t n, int64_t cols, BlockVec *out) {
+  if (n + kBlockLanes <= cols) {
+    LoadBlock<T>(row, n, out);
+    return;
+  }
+  alignas(64) uint8_t padded[kBlockLanes * 4] = {};
+  const size_t size = ElementSize(T);
+  std::memcpy(padded, static_cast<const char *>(row) + n * static_cast<int64_t>(size), static_cast<size_t>(cols - n) * size);
+  LoadBlock<T>(padded, 0, out);
+}
+
+// Writes the block that starts at column n, rounding to T; only columns below cols are touched.
+template <ElementType T>
+HWY_INLINE void WriteBlock(const BlockVec *values, void *row, int64_t n, int64_t cols) {
+  const BlockTag d;
+  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
+  if (n + kBlockLanes <= cols) {
+    for (int64_t v = 0; v * width < kBlockLanes; ++v) StoreFromFloat<T>(d, values[v], row, n + v * width);
+    return;
+  }
+  alignas(64) uint8_t padded[kBlockLanes * 4];
+  for (int64_t v = 0; v * width < kBlockLanes; ++v) StoreFromFloat<T>(d, values[v], padded, v * width);
+  const size_t size = ElementSize(T);
+  std::memcpy(static_cast<char *>(row) + n * static_cast<int64_t>(size), padded, static_cast<size_t>(cols - n) * size);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace aclhost
+HWY_AFTER_NAMESPACE();
+
+#endif  // ACLNN_HOST_SIMD_CONVERT_INL_H_

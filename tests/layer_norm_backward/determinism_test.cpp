@@ -1,0 +1,81 @@
+// The bits of every output are the same for every SIMD target (ACLNN_HOST_ISA) and every thread
+// count (ACLNN_HOST_NUM_THREADS, 1 to 8): the reduction order is a function of the shape alone.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "call_spec.h"
+
+namespace lnb_test {
+namespace {
+
+struct DeterminismCase {
+  const char *name;
+  std::vector<int64_t> dims;
+  size_t norm_dims;
+  aclDataType data;
+  aclDataType grad_input;
+  bool weight;
+};
+
+// Runs the call once under the given environment and returns the three outputs' bytes.
+std::vector<std::vector<uint8_t>> RunUnder(const CallSpec &spec, const char *isa, int threads, aclrtStream stream) {
+  setenv("ACLNN_HOST_ISA", isa, 1);
+  setenv("ACLNN_HOST_NUM_THREADS", std::to_string(threads).c_str(), 1);
+  BuiltCall call(spec, 99);
+  uint64_t size = 0;
+  aclOpExecutor *executor = nullptr;
+  EXPECT_EQ(call.GetWorkspaceSize(&size, &executor), 0) << aclGetRecentErrMsg();
+  void *workspace = nullptr;
+  if (size > 0) {
+    EXPECT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  EXPECT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream), 0);
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  if (workspace != nullptr) aclrtFree(workspace);
+  unsetenv("ACLNN_HOST_ISA");
+  unsetenv("ACLNN_HOST_NUM_THREADS");
+  return call.OutputBytes();
+}
+
+class DeterminismTest : public ::testing::TestWithParam<DeterminismCase> {};
+
+TEST_P(DeterminismTest, SameBitsForEveryIsaAndThreadCount) {
+  const DeterminismCase &c = GetParam();
+  CallSpec spec;
+  const size_t begin = c.dims.size() - c.norm_dims;
+  const std::vector<int64_t> normalized(c.dims.begin() + static_cast<std::ptrdiff_t>(begin), c.dims.end());
+  std::vector<int64_t> stats(c.dims.begin(), c.dims.begin() + static_cast<std::ptrdiff_t>(begin));
+  stats.resize(c.dims.size(), 1);
+  spec.grad_out.dims = spec.input.dims = spec.grad_input.dims = c.dims;
+  spec.mean.dims = spec.rstd.dims = stats;
+  spec.weight.dims = spec.bias.dims = spec.grad_weight.dims = spec.grad_bias.dims = normalized;
+  spec.normalized_shape = normalized;
+  spec.SetDataDtype(c.data);
+  spec.grad_input.dtype = c.grad_input;
+  spec.weight.present = c.weight;
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  const auto reference = RunUnder(spec, "scalar", 1, stream);
+  for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    for (int threads = 1; threads <= 8; ++threads) {
+      EXPECT_EQ(RunUnder(spec, isa, threads, stream), reference) << "ACLNN_HOST_ISA=" << isa
+                                                                 << " ACLNN_HOST_NUM_THREADS=" << threads;
+    }
+  }
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+// Shapes with many row chunks (so that threads share work) and ragged row lengths.
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DeterminismTest,
+    ::testing::Values(DeterminismCase{"float_1024x256", {1024, 256}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"half_300x1031", {300, 1031}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
+                      DeterminismCase{"bf16_3d_no_weight", {4, 130, 515}, 1, ACL_BF16, ACL_BF16, false},
+                      DeterminismCase{"bf16_to_float_two_dims", {520, 3, 97}, 2, ACL_BF16, ACL_FLOAT, true},
+                      DeterminismCase{"float_ragged_small", {77, 13}, 1, ACL_FLOAT, ACL_BF16, true}),
+    [](const ::testing::TestParamInfo<DeterminismCase> &info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace lnb_test
