@@ -8,6 +8,8 @@ packages=(
   make           # the CANN-style sample is built with its own CMake and make
   pkgconf        # the install-tree test checks the pkg-config file
   libgtest-dev   # GoogleTest
+  libhwy-dev     # Google Highway: one SIMD kernel source, every target, chosen at run time
+  libbenchmark-dev  # Google Benchmark for bench/
 )
 missing=()
 for package in "${packages[@]}"; do

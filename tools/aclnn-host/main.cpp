@@ -13,6 +13,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "dtype_codec.h"
+#include "kernels/common/kernel_config.h"
 #include "layer_norm_backward_reference.h"
 #include "tolerance.h"
 
@@ -45,6 +46,10 @@ const char kUsage[] =
     "  --iters N           timed calls after one warm-up call (default 5)\n"
     "  --seed S            random seed (default 20261202)\n"
     "  --help              this text\n"
+    "\n"
+    "environment:\n"
+    "  ACLNN_HOST_ISA           scalar | sse4 | avx2 | avx512 (default: the best the CPU runs)\n"
+    "  ACLNN_HOST_NUM_THREADS   threads for large problems (default: all online CPUs)\n"
     "\n"
     "With no arguments: layer-norm-backward on the defaults above.\n";
 
@@ -250,6 +255,9 @@ int main(int argc, char **argv) {
                 options.norm_dims, static_cast<long long>(rows), static_cast<long long>(cols));
     std::printf("  dtype        %s (mean/rstd fp32, weight %s)\n", DtypeName(options.dtype),
                 options.weight ? DtypeName(options.dtype) : "NULL");
+    const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
+    std::printf("  kernel       %s, %d threads (ACLNN_HOST_ISA, ACLNN_HOST_NUM_THREADS)\n",
+                aclhost::kernels::IsaName(config.isa), config.threads);
     std::printf("  seed         %llu\n", static_cast<unsigned long long>(options.seed));
     std::printf("  time/call    %.3f ms (mean of %d calls: phase 1 + phase 2 + synchronize)\n", seconds * 1e3, options.iters);
     std::printf("  bandwidth    %.2f GB/s effective\n", bytes / seconds / 1e9);

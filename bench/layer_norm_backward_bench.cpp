@@ -1,0 +1,244 @@
+// aclnnLayerNormBackward against this machine's memory bandwidth, measured in the same process:
+// a STREAM triad (a[i] = b[i] + s * c[i]) with the same thread count. Every figure is the whole
+// user call sequence: phase 1, phase 2 and aclrtSynchronizeStream.
+//
+// Effective bandwidth = (2 * M * N * sizeof(input) + M * N * sizeof(gradInput)) / time.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+#include "dtype_codec.h"
+#include "kernels/common/kernel_config.h"
+
+namespace {
+
+double g_triad_bytes_per_second = 0;
+
+// Best of several triads over arrays far larger than the caches.
+double MeasureTriad(int threads) {
+  const size_t count = size_t{1} << 25;  // 128 MiB per array
+  std::unique_ptr<float[]> a(new float[count]), b(new float[count]), c(new float[count]);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (size_t i = 0; i < count; ++i) {
+    a[i] = 0.0f;
+    b[i] = 1.0f;
+    c[i] = 2.0f;
+  }
+  double best = 1e30;
+  for (int repeat = 0; repeat < 8; ++repeat) {
+    const auto start = std::chrono::steady_clock::now();
+    const float scale = 3.0f;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t i = 0; i < count; ++i) a[i] = b[i] + scale * c[i];
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  benchmark::DoNotOptimize(a[count / 2]);
+  return 3.0 * sizeof(float) * static_cast<double>(count) / best;
+}
+
+enum class Layout { kContiguous, kPaddedRows, kTransposed };
+
+struct Problem {
+  std::vector<int64_t> dims;
+  size_t norm_dims;
+  aclDataType dtype;
+  Layout layout = Layout::kContiguous;
+};
+
+// Device buffers and descriptors for one problem, reused by every iteration.
+class Fixture {
+ public:
+  explicit Fixture(const Problem &problem) {
+    const size_t begin = problem.dims.size() - problem.norm_dims;
+    for (size_t d = 0; d < problem.dims.size(); ++d) (d < begin ? rows_ : cols_) *= problem.dims[d];
+    normalized_.assign(problem.dims.begin() + static_cast<std::ptrdiff_t>(begin), problem.dims.end());
+    std::vector<int64_t> stats(problem.dims.begin(), problem.dims.begin() + static_cast<std::ptrdiff_t>(begin));
+    stats.resize(problem.dims.size(), 1);
+    std::mt19937_64 random(7);
+    std::normal_distribution<double> normal;
+    auto values = [&](size_t count, double shift) {
+      std::vector<double> out(count);
+      for (double &value : out) value = shift + normal(random);
+      return out;
+    };
+    const size_t elements = static_cast<size_t>(rows_ * cols_);
+    grad_out_ = Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.0));
+    input_ = Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.5));
+    grad_input_ = Make(problem.dims, problem.dtype, problem.layout, std::vector<double>(elements, 0.0));
+    mean_ = Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows_), 0.5));
+    rstd_ = Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows_), 1.0));
+    weight_ = Make(normalized_, problem.dtype, Layout::kContiguous, values(static_cast<size_t>(cols_), 1.0));
+    grad_weight_ = Make(normalized_, problem.dtype, Layout::kContiguous, std::vector<double>(static_cast<size_t>(cols_), 0.0));
+    grad_bias_ = Make(normalized_, problem.dtype, Layout::kContiguous, std::vector<double>(static_cast<size_t>(cols_), 0.0));
+    norm_ = aclCreateIntArray(normalized_.data(), normalized_.size());
+    const bool mask[3] = {true, true, true};
+    mask_ = aclCreateBoolArray(mask, 3);
+    aclrtCreateStream(&stream_);
+    effective_bytes_ = static_cast<double>(elements) * 3.0 * static_cast<double>(aclDataTypeSize(problem.dtype));
+  }
+
+  ~Fixture() {
+    aclrtSynchronizeStream(stream_);
+    for (auto &tensor : tensors_) aclDestroyTensor(tensor.first);
+    for (auto &tensor : tensors_) aclrtFree(tensor.second);
+    if (workspace_ != nullptr) aclrtFree(workspace_);
+    aclDestroyIntArray(norm_);
+    aclDestroyBoolArray(mask_);
+    aclrtDestroyStream(stream_);
+  }
+
+  // The whole user sequence: phase 1, phase 2, synchronise.
+  bool Call() {
+    uint64_t size = 0;
+    aclOpExecutor *executor = nullptr;
+    if (aclnnLayerNormBackwardGetWorkspaceSize(grad_out_, input_, norm_, mean_, rstd_, weight_, nullptr, mask_, grad_input_,
+                                               grad_weight_, grad_bias_, &size, &executor) != 0) {
+      return false;
+    }
+    if (size > workspace_size_) {
+      if (workspace_ != nullptr) aclrtFree(workspace_);
+      if (aclrtMalloc(&workspace_, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return false;
+      workspace_size_ = size;
+    }
+    return aclnnLayerNormBackward(workspace_, size, executor, stream_) == 0 && aclrtSynchronizeStream(stream_) == ACL_SUCCESS;
+  }
+
+  double effective_bytes() const { return effective_bytes_; }
+
+ private:
+  aclTensor *Make(const std::vector<int64_t> &dims, aclDataType dtype, Layout layout, const std::vector<double> &values) {
+    std::vector<int64_t> strides(dims.size(), 1);
+    int64_t storage = 1;
+    const size_t rank = dims.size();
+    if (layout == Layout::kTransposed && rank >= 2) {
+      // The last two dims stored swapped: the view walks the buffer column by column.
+      strides[rank - 2] = 1;
+      strides[rank - 1] = dims[rank - 2];
+      int64_t running = dims[rank - 2] * dims[rank - 1];
+      for (size_t d = rank - 2; d-- > 0;) {
+        strides[d] = running;
+        running *= dims[d];
+      }
+      storage = running;
+    } else {
+      const int64_t pad = layout == Layout::kPaddedRows ? 64 : 0;
+      int64_t running = 1;
+      for (size_t d = rank; d-- > 0;) {
+        strides[d] = running;
+        running *= dims[d] + (d + 1 == rank ? pad : 0);
+      }
+      storage = running;
+    }
+    void *memory = nullptr;
+    const size_t bytes = static_cast<size_t>(storage) * aclDataTypeSize(dtype);
+    aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    std::memset(memory, 0, bytes);  // first touch outside the timing
+    aclTensor *tensor = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, &storage, 1, memory);
+    // Values through a dense staging copy; the layout only matters to the operator.
+    std::vector<uint8_t> dense = aclhost::testing::Encode(dtype, values);
+    const size_t size = aclDataTypeSize(dtype);
+    std::vector<int64_t> index(rank, 0);
+    for (size_t linear = 0; linear < values.size(); ++linear) {
+      int64_t position = 0;
+      for (size_t d = 0; d < rank; ++d) position += index[d] * strides[d];
+      std::memcpy(static_cast<char *>(memory) + position * static_cast<int64_t>(size), dense.data() + linear * size, size);
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+    tensors_.emplace_back(tensor, memory);
+    return tensor;
+  }
+
+  int64_t rows_ = 1, cols_ = 1;
+  std::vector<int64_t> normalized_;
+  std::vector<std::pair<aclTensor *, void *>> tensors_;
+  aclTensor *grad_out_, *input_, *grad_input_, *mean_, *rstd_, *weight_, *grad_weight_, *grad_bias_;
+  aclIntArray *norm_ = nullptr;
+  aclBoolArray *mask_ = nullptr;
+  aclrtStream stream_ = nullptr;
+  void *workspace_ = nullptr;
+  uint64_t workspace_size_ = 0;
+  double effective_bytes_ = 0;
+};
+
+void RunProblem(benchmark::State &state, Problem problem) {
+  Fixture fixture(problem);
+  if (!fixture.Call()) {
+    state.SkipWithError("the operator failed");
+    return;
+  }
+  for (auto _ : state) {
+    if (!fixture.Call()) {
+      state.SkipWithError("the operator failed");
+      return;
+    }
+  }
+  state.counters["GB/s"] = benchmark::Counter(fixture.effective_bytes() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["x_triad"] =
+      benchmark::Counter(fixture.effective_bytes() / g_triad_bytes_per_second, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+const char *DtypeName(aclDataType dtype) { return dtype == ACL_FLOAT ? "fp32" : dtype == ACL_FLOAT16 ? "fp16" : "bf16"; }
+
+std::string Name(const Problem &problem) {
+  std::string name = "LayerNormBackward/";
+  name += DtypeName(problem.dtype);
+  name += "/";
+  for (size_t d = 0; d < problem.dims.size(); ++d) name += (d ? "x" : "") + std::to_string(problem.dims[d]);
+  if (problem.norm_dims > 1) name += "/norm" + std::to_string(problem.norm_dims);
+  if (problem.layout == Layout::kPaddedRows) name += "/padded_rows";
+  if (problem.layout == Layout::kTransposed) name += "/transposed";
+  return name;
+}
+
+void Register(const Problem &problem) {
+  benchmark::RegisterBenchmark(Name(problem).c_str(), RunProblem, problem)->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  aclInit(nullptr);
+  aclrtSetDevice(0);
+  const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
+  g_triad_bytes_per_second = MeasureTriad(config.threads);
+  std::printf("kernel %s, %d threads; STREAM triad with %d threads: %.2f GB/s\n", aclhost::kernels::IsaName(config.isa),
+              config.threads, config.threads, g_triad_bytes_per_second / 1e9);
+  benchmark::AddCustomContext("triad_GB/s", std::to_string(g_triad_bytes_per_second / 1e9));
+  benchmark::AddCustomContext("kernel", aclhost::kernels::IsaName(config.isa));
+  benchmark::AddCustomContext("threads", std::to_string(config.threads));
+
+  const std::vector<std::vector<int64_t>> shapes = {{8192, 768},  {4096, 4096},  {32768, 1024},
+                                                    {262144, 128}, {1024, 32768}, {16384, 5120}};
+  for (const aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    for (const auto &shape : shapes) Register({shape, 1, dtype});
+  }
+  // Several normalized dims against the same flat shape; strided and transposed views.
+  Register({{64, 56, 56, 128}, 3, ACL_FLOAT});
+  Register({{64, 401408}, 1, ACL_FLOAT});
+  Register({{8192, 768}, 1, ACL_FLOAT, Layout::kPaddedRows});
+  Register({{8192, 768}, 1, ACL_FLOAT, Layout::kTransposed});
+  Register({{4096, 4096}, 1, ACL_BF16, Layout::kTransposed});
+  // Small calls, where the fixed cost of a call is all there is.
+  Register({{64, 256}, 1, ACL_FLOAT});
+  Register({{1, 1024}, 1, ACL_FLOAT});
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  aclrtResetDevice(0);
+  aclFinalize();
+  return 0;
+}
