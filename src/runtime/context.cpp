@@ -96,14 +96,14 @@ void ReleaseDeviceContext(std::unique_lock<std::mutex> &lock) {
   lock.lock();
 }
 
-aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller) {
+aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller, Dispatch dispatch) {
   std::shared_ptr<Stream> stream;
   {
     std::lock_guard<std::mutex> lock(GetRuntimeState().mutex);
     const aclError status = LookUpStream(handle, caller, &stream);
     if (status != ACL_SUCCESS) return status;
   }
-  stream->Enqueue(std::move(task));
+  stream->Enqueue(std::move(task), dispatch);
   return ACL_SUCCESS;
 }
 

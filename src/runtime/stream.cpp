@@ -17,19 +17,47 @@ Stream::~Stream() {
   worker_.join();
 }
 
-void Stream::Enqueue(StreamTask task) {
+void Stream::Enqueue(StreamTask task, Dispatch dispatch) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++enqueued_;
+  if (dispatch == Dispatch::kInlineWhenIdle && queue_.empty() && !busy_) {
+    busy_ = true;
+    lock.unlock();
+    Execute(task);
+    return;
+  }
+  queue_.push_back(std::move(task));
+  lock.unlock();
+  work_ready_.notify_one();
+}
+
+void Stream::Execute(StreamTask &task) {
+  const aclError result = task();
+  std::string messages = result == ACL_SUCCESS ? std::string() : TakePendingErrors();
+  task = nullptr;  // release what the task captured before reporting completion
+  bool wake_synchronizers, wake_worker;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(task));
-    ++enqueued_;
+    if (result != ACL_SUCCESS && first_failure_ == ACL_SUCCESS) {
+      first_failure_ = result;
+      first_failure_messages_ = std::move(messages);
+    }
+    ++completed_;
+    busy_ = false;
+    wake_synchronizers = synchronizers_waiting_ > 0;
+    wake_worker = !queue_.empty() || stopping_;  // it holds queued work back while a task runs
   }
-  work_ready_.notify_one();
+  // Waking a thread is a system call: only for those who wait.
+  if (wake_synchronizers) work_done_.notify_all();
+  if (wake_worker) work_ready_.notify_one();
 }
 
 aclError Stream::Synchronize() {
   std::unique_lock<std::mutex> lock(mutex_);
   const uint64_t target = enqueued_;
+  ++synchronizers_waiting_;
   work_done_.wait(lock, [&] { return completed_ >= target; });
+  --synchronizers_waiting_;
   const aclError failure = first_failure_;
   if (failure != ACL_SUCCESS) {
     ReportError(ErrorKind::kRuntime, "aclrtSynchronizeStream: queued work failed with %d: %s", failure,
@@ -43,21 +71,14 @@ aclError Stream::Synchronize() {
 void Stream::RunWorker() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    work_ready_.wait(lock, [&] { return (stopping_ && !busy_) || (!queue_.empty() && !busy_); });
     if (queue_.empty()) return;  // stopping and drained
     StreamTask task = std::move(queue_.front());
     queue_.pop_front();
+    busy_ = true;
     lock.unlock();
-    const aclError result = task();
-    std::string messages = result == ACL_SUCCESS ? std::string() : TakePendingErrors();
-    task = nullptr;  // release what the task captured before reporting completion
+    Execute(task);
     lock.lock();
-    if (result != ACL_SUCCESS && first_failure_ == ACL_SUCCESS) {
-      first_failure_ = result;
-      first_failure_messages_ = std::move(messages);
-    }
-    ++completed_;
-    work_done_.notify_all();
   }
 }
 

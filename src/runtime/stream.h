@@ -19,6 +19,11 @@ namespace aclhost {
 // returned by the next synchronisation of its stream.
 using StreamTask = std::function<aclError()>;
 
+// kInlineWhenIdle: the task is small enough that handing it to the worker would cost more than
+// running it; when the stream has nothing queued or running, it runs at once on the caller's
+// thread (the order of the stream is the same either way).
+enum class Dispatch { kQueued, kInlineWhenIdle };
+
 class Stream {
  public:
   Stream();
@@ -26,13 +31,15 @@ class Stream {
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
 
-  void Enqueue(StreamTask task);
+  void Enqueue(StreamTask task, Dispatch dispatch = Dispatch::kQueued);
   // Waits for every task enqueued before the call; returns (and clears) the first failure since
   // the previous synchronisation, re-reporting its messages on the calling thread.
   aclError Synchronize();
 
  private:
   void RunWorker();
+  // Runs task and records its outcome; called with the lock released and busy_ set.
+  void Execute(StreamTask &task);
 
   std::mutex mutex_;
   std::condition_variable work_ready_;
@@ -41,6 +48,8 @@ class Stream {
   uint64_t enqueued_ = 0;
   uint64_t completed_ = 0;
   bool stopping_ = false;
+  bool busy_ = false;  // a task is running, on the worker or inline
+  int synchronizers_waiting_ = 0;
   aclError first_failure_ = ACL_SUCCESS;
   std::string first_failure_messages_;
   std::thread worker_;
@@ -48,6 +57,7 @@ class Stream {
 
 // Enqueues task on stream (NULL = the default stream). Fails, with a message naming caller, when
 // the runtime is not initialised, no device is active, or stream is not a live stream.
-ACLHOST_EXPORT aclError EnqueueOnStream(aclrtStream stream, StreamTask task, const char *caller);
+ACLHOST_EXPORT aclError EnqueueOnStream(aclrtStream stream, StreamTask task, const char *caller,
+                                        Dispatch dispatch = Dispatch::kQueued);
 
 }  // namespace aclhost

@@ -36,6 +36,12 @@ Isa BestIsa() {
   return Isa::kScalar;
 }
 
+// Highway asks CPUID, which a hypervisor may trap: the answer is taken once per process.
+int64_t SupportedTargets() {
+  static const int64_t supported = hwy::SupportedTargets();
+  return supported;
+}
+
 // Says once per distinct request that it cannot be honoured.
 void WarnOnce(const std::string &text) {
   static std::mutex mutex;
@@ -58,9 +64,17 @@ Isa RequestedIsa() {
   return best;
 }
 
+int OnlineCpus() {
+  // Reading it costs a file read; the count of online CPUs is taken once per process.
+  static const int online = [] {
+    const long count = sysconf(_SC_NPROCESSORS_ONLN);
+    return count > 0 ? static_cast<int>(count) : 1;
+  }();
+  return online;
+}
+
 int RequestedThreads() {
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  const int all = online > 0 ? static_cast<int>(online) : 1;
+  const int all = OnlineCpus();
   const char *requested = std::getenv("ACLNN_HOST_NUM_THREADS");
   if (requested == nullptr || *requested == '\0') return all;
   char *end = nullptr;
@@ -77,7 +91,7 @@ int RequestedThreads() {
 
 bool IsaAvailable(Isa isa) {
   for (const IsaInfo &info : kIsas) {
-    if (info.isa == isa) return (HWY_TARGETS & info.hwy_target) != 0 && (hwy::SupportedTargets() & info.hwy_target) != 0;
+    if (info.isa == isa) return (HWY_TARGETS & info.hwy_target) != 0 && (SupportedTargets() & info.hwy_target) != 0;
   }
   return false;
 }

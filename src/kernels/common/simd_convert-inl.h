@@ -82,6 +82,13 @@ HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
   } else {
     const hn::RebindToUnsigned<D> du;
     const hn::Rebind<uint16_t, D> du16;
+#if HWY_TARGET <= HWY_AVX2
+    // F16C converts exactly, like HalfBitsToFloat.
+    if constexpr (T == ElementType::kFloat16) {
+      const hn::Rebind<hwy::float16_t, D> df16;
+      return hn::PromoteTo(d, hn::LoadU(df16, static_cast<const hwy::float16_t *>(base) + index));
+    }
+#endif
     const auto bits = hn::PromoteTo(du, hn::LoadU(du16, static_cast<const uint16_t *>(base) + index));
     if constexpr (T == ElementType::kBFloat16) return hn::BitCast(d, hn::ShiftLeft<16>(bits));
     return HalfBitsToFloat(d, bits);
@@ -93,6 +100,14 @@ HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index)
   if constexpr (T == ElementType::kFloat32) {
     hn::StoreU(value, d, static_cast<float *>(base) + index);
   } else {
+#if HWY_TARGET <= HWY_AVX2
+    // F16C rounds to nearest even and quiets NaNs exactly as FloatToHalfBits does.
+    if constexpr (T == ElementType::kFloat16) {
+      const hn::Rebind<hwy::float16_t, D> df16;
+      hn::StoreU(hn::DemoteTo(df16, value), df16, static_cast<hwy::float16_t *>(base) + index);
+      return;
+    }
+#endif
     const hn::RebindToSigned<D> di;
     const hn::Rebind<uint16_t, D> du16;
     const auto bits = T == ElementType::kBFloat16 ? FloatToBf16Bits(d, value) : FloatToHalfBits(d, value);

@@ -15,6 +15,8 @@ namespace {
 
 constexpr const char *kPhase1 = "aclnnLayerNormBackwardGetWorkspaceSize";
 constexpr const char *kPhase2 = "aclnnLayerNormBackward";
+// Problems up to this many elements take less time than a hand-off to the stream's worker.
+constexpr int64_t kInlineElements = 1 << 16;
 
 // What the executor launches: the queued task shares the plan, so the executor (and every
 // aclTensor of phase 1) may be gone by the time the task runs.
@@ -22,10 +24,11 @@ std::function<aclnnStatus(void *, aclrtStream)> MakeLaunch(std::shared_ptr<const
   return [plan](void *workspace, aclrtStream stream) -> aclnnStatus {
     // An all-false mask or an empty problem touches nothing, so it needs no stream either.
     if (plan->mode == LayerNormBackwardPlan::Mode::kNothing) return ACLNN_SUCCESS;
+    const Dispatch dispatch = plan->rows * plan->cols <= kInlineElements ? Dispatch::kInlineWhenIdle : Dispatch::kQueued;
     const aclError status = EnqueueOnStream(stream, [plan, workspace] {
       RunLayerNormBackwardPlan(*plan, workspace);
       return ACL_SUCCESS;
-    }, kPhase2);
+    }, kPhase2, dispatch);
     return status == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
   };
 }
