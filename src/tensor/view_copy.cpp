@@ -42,60 +42,138 @@ void StoreFromFloat(float value, aclDataType dtype, char *element) {
   }
 }
 
-// Calls visit(element_address, row_major_index) for every element of the view.
-template <typename Visit>
-void ForEachElement(const TensorView &view, Visit visit) {
-  const int64_t count = view.NumElements();
-  if (count == 0) return;
-  const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
-  char *const base = static_cast<char *>(view.FirstElement());
-  const size_t rank = view.dims.size();
-  if (rank == 0) {
-    visit(base, 0);
-    return;
+// The view as at most a few loops: dims of size 1 dropped, dims that continue each other in
+// memory merged. strides in elements.
+struct Loops {
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;
+};
+
+Loops Simplify(const TensorView &view) {
+  Loops loops;
+  for (size_t d = 0; d < view.dims.size(); ++d) {
+    if (view.dims[d] == 1) continue;
+    if (!loops.dims.empty() && loops.strides.back() == view.strides[d] * view.dims[d]) {
+      loops.dims.back() *= view.dims[d];
+      loops.strides.back() = view.strides[d];
+      continue;
+    }
+    loops.dims.push_back(view.dims[d]);
+    loops.strides.push_back(view.strides[d]);
   }
-  const int64_t inner = view.dims[rank - 1];
-  const int64_t inner_step = view.strides[rank - 1] * element_size;
-  std::vector<int64_t> index(rank, 0);
-  int64_t outer_offset = 0;  // bytes from base to the start of the current innermost run
-  for (int64_t linear = 0; linear < count; linear += inner) {
-    char *element = base + outer_offset;
-    for (int64_t i = 0; i < inner; ++i, element += inner_step) visit(element, linear + i);
-    // Odometer step over the outer dims.
-    for (size_t d = rank - 1; d-- > 0;) {
-      outer_offset += view.strides[d] * element_size;
-      if (++index[d] < view.dims[d]) break;
-      outer_offset -= view.strides[d] * element_size * view.dims[d];
-      index[d] = 0;
+  if (loops.dims.empty()) {
+    loops.dims.push_back(1);
+    loops.strides.push_back(1);
+  }
+  return loops;
+}
+
+constexpr int64_t kTile = 32;
+
+// Visits every element of the view in an order that suits the memory. For each run of elements
+// that are consecutive in the dense order, calls run(view_offset, view_step, dense_index, count):
+// rows of the innermost loop, or, when that loop is strided and the one outside it is not (a
+// transposed view), the columns of 32 x 32 tiles, so that both sides stay in cache. Rows (or
+// tile rows) are shared among threads; every element is written by exactly one of them.
+template <typename Run>
+void ForEachRun(const TensorView &view, int threads, Run run) {
+  if (view.NumElements() == 0) return;
+  const Loops loops = Simplify(view);
+  const size_t rank = loops.dims.size();
+  const int64_t cols = loops.dims[rank - 1], col_stride = loops.strides[rank - 1];
+  const int64_t rows = rank >= 2 ? loops.dims[rank - 2] : 1, row_stride = rank >= 2 ? loops.strides[rank - 2] : 0;
+  const bool tiled = col_stride != 1 && row_stride == 1;
+  int64_t outer_count = 1;
+  for (size_t d = 0; d + 2 < rank; ++d) outer_count *= loops.dims[d];
+  const int64_t row_groups = tiled ? (rows + kTile - 1) / kTile : rows;
+  const int64_t tasks = outer_count * row_groups;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && tasks > 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t outer = task / row_groups, group = task % row_groups;
+    int64_t outer_offset = 0, rest = outer;
+    for (size_t d = rank >= 2 ? rank - 2 : 0; d-- > 0;) {
+      outer_offset += (rest % loops.dims[d]) * loops.strides[d];
+      rest /= loops.dims[d];
+    }
+    const int64_t dense_base = outer * rows * cols;
+    if (!tiled) {
+      run(outer_offset + group * row_stride, col_stride, dense_base + group * cols, cols);
+      continue;
+    }
+    const int64_t i0 = group * kTile, i1 = i0 + kTile < rows ? i0 + kTile : rows;
+    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
+      const int64_t j1 = j0 + kTile < cols ? j0 + kTile : cols;
+      for (int64_t i = i0; i < i1; ++i) {
+        // Along j the view is strided and the dense side consecutive.
+        run(outer_offset + i + j0 * col_stride, col_stride, dense_base + i * cols + j0, j1 - j0);
+      }
     }
   }
 }
 
-}  // namespace
-
-void GatherToDense(const TensorView &view, void *dense) {
-  const size_t element_size = aclDataTypeSize(view.dtype);
-  char *out = static_cast<char *>(dense);
-  ForEachElement(view, [&](const char *element, int64_t index) {
-    std::memcpy(out + index * element_size, element, element_size);
+template <typename Element>
+void CopyOut(const TensorView &view, void *dense, int threads) {
+  const Element *source = static_cast<const Element *>(view.FirstElement());
+  Element *out = static_cast<Element *>(dense);
+  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t count) {
+    if (step == 1) {
+      std::memcpy(out + index, source + at, static_cast<size_t>(count) * sizeof(Element));
+      return;
+    }
+    for (int64_t k = 0; k < count; ++k) out[index + k] = source[at + k * step];
   });
 }
 
-void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view) {
-  const char *in = static_cast<const char *>(dense);
-  const size_t in_size = aclDataTypeSize(dense_dtype);
+template <typename Element>
+void CopyIn(const void *dense, const TensorView &view, int threads) {
+  const Element *in = static_cast<const Element *>(dense);
+  Element *target = static_cast<Element *>(view.FirstElement());
+  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t count) {
+    if (step == 1) {
+      std::memcpy(target + at, in + index, static_cast<size_t>(count) * sizeof(Element));
+      return;
+    }
+    for (int64_t k = 0; k < count; ++k) target[at + k * step] = in[index + k];
+  });
+}
+
+}  // namespace
+
+// Views of the operators' dtypes hold 2- or 4-byte elements, aligned to their size.
+void GatherToDense(const TensorView &view, void *dense, int threads) {
+  if (aclDataTypeSize(view.dtype) == 2) {
+    CopyOut<uint16_t>(view, dense, threads);
+  } else {
+    CopyOut<uint32_t>(view, dense, threads);
+  }
+}
+
+void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view, int threads) {
   if (dense_dtype == view.dtype) {
-    ForEachElement(view, [&](char *element, int64_t index) { std::memcpy(element, in + index * in_size, in_size); });
+    if (aclDataTypeSize(view.dtype) == 2) {
+      CopyIn<uint16_t>(dense, view, threads);
+    } else {
+      CopyIn<uint32_t>(dense, view, threads);
+    }
     return;
   }
-  ForEachElement(view, [&](char *element, int64_t index) {
-    StoreFromFloat(LoadAsFloat(in + index * in_size, dense_dtype), view.dtype, element);
+  const char *in = static_cast<const char *>(dense);
+  const size_t in_size = aclDataTypeSize(dense_dtype);
+  char *base = static_cast<char *>(view.FirstElement());
+  const int64_t out_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
+  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t count) {
+    for (int64_t k = 0; k < count; ++k) {
+      StoreFromFloat(LoadAsFloat(in + (index + k) * in_size, dense_dtype), view.dtype, base + (at + k * step) * out_size);
+    }
   });
 }
 
 void FillZero(const TensorView &view) {
-  const size_t element_size = aclDataTypeSize(view.dtype);
-  ForEachElement(view, [&](char *element, int64_t) { std::memset(element, 0, element_size); });
+  const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
+  char *base = static_cast<char *>(view.FirstElement());
+  ForEachRun(view, 1, [&](int64_t at, int64_t step, int64_t, int64_t count) {
+    for (int64_t k = 0; k < count; ++k) std::memset(base + (at + k * step) * element_size, 0, static_cast<size_t>(element_size));
+  });
 }
 
 }  // namespace aclhost

@@ -8,12 +8,15 @@
 
 namespace aclhost {
 
-// Copies the view's elements, in row-major order of its dims, into dense (same dtype).
-ACLHOST_EXPORT void GatherToDense(const TensorView &view, void *dense);
+// Copies the view's elements, in row-major order of its dims, into dense (same dtype). Element
+// addresses must be aligned to the element size (they are for FLOAT, FLOAT16 and BF16 tensors
+// in memory from aclrtMalloc).
+// threads: how many may share the work (the result does not depend on it).
+ACLHOST_EXPORT void GatherToDense(const TensorView &view, void *dense, int threads);
 
 // Writes dense elements (dense_dtype, row-major) to the view's positions, converting to the
 // view's dtype with round-to-nearest-even. Both dtypes must be ACL_FLOAT, ACL_FLOAT16 or ACL_BF16.
-ACLHOST_EXPORT void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view);
+ACLHOST_EXPORT void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view, int threads);
 
 // Sets every element of the view to +0.
 ACLHOST_EXPORT void FillZero(const TensorView &view);

@@ -7,6 +7,7 @@ namespace aclhost {
 namespace {
 
 constexpr uint64_t kWorkspaceAlignment = 64;
+constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
 
 kernels::ElementType ElementTypeOf(aclDataType dtype) {
   switch (dtype) {
@@ -57,11 +58,11 @@ StagedOperand PlanColumnOutput(bool wanted, const aclTensor *tensor, WorkspaceLa
   return operand;
 }
 
-const void *DenseInput(const StagedOperand &operand, char *workspace) {
+const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {
   if (!operand.present) return nullptr;
   if (!operand.staged) return operand.view.FirstElement();
   void *dense = workspace + operand.workspace_offset;
-  GatherToDense(operand.view, dense);
+  GatherToDense(operand.view, dense, threads);
   return dense;
 }
 
@@ -70,8 +71,10 @@ void *DenseOutput(const StagedOperand &operand, char *workspace) {
   return operand.staged ? workspace + operand.workspace_offset : operand.view.FirstElement();
 }
 
-void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace) {
-  if (operand.present && operand.staged) ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view);
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads) {
+  if (operand.present && operand.staged) {
+    ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view, threads);
+  }
 }
 
 }  // namespace
@@ -124,6 +127,8 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
     case LayerNormBackwardPlan::Mode::kCompute: break;
   }
   const aclDataType data_dtype = plan.input.view.dtype;
+  // Staging copies are shared among as many threads as the kernel may use; small ones run alone.
+  const int threads = plan.rows * plan.cols >= kMinStagingElementsForThreads ? plan.kernel_config.threads : 1;
   kernels::LayerNormBackwardArgs args;
   args.config = plan.kernel_config;
   args.rows = plan.rows;
@@ -134,19 +139,19 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.weight_type = ElementTypeOf(plan.weight.view.dtype);
   args.grad_weight_type = ElementTypeOf(plan.grad_weight.view.dtype);
   args.grad_bias_type = ElementTypeOf(plan.grad_bias.view.dtype);
-  args.grad_out = DenseInput(plan.grad_out, workspace);
-  args.input = DenseInput(plan.input, workspace);
-  args.mean = DenseInput(plan.mean, workspace);
-  args.rstd = DenseInput(plan.rstd, workspace);
-  args.weight = DenseInput(plan.weight, workspace);
+  args.grad_out = DenseInput(plan.grad_out, workspace, threads);
+  args.input = DenseInput(plan.input, workspace, threads);
+  args.mean = DenseInput(plan.mean, workspace, threads);
+  args.rstd = DenseInput(plan.rstd, workspace, threads);
+  args.weight = DenseInput(plan.weight, workspace, threads);
   args.grad_input = DenseOutput(plan.grad_input, workspace);
   args.grad_weight = DenseOutput(plan.grad_weight, workspace);
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
   if (args.grad_weight != nullptr || args.grad_bias != nullptr) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormBackward(args);
-  PublishOutput(plan.grad_input, data_dtype, workspace);
-  PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace);
-  PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace);
+  PublishOutput(plan.grad_input, data_dtype, workspace, threads);
+  PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace, threads);
+  PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace, threads);
 }
 
 }  // namespace aclhost
