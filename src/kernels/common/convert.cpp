@@ -12,7 +12,7 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 
 void ConvertFloatsForTarget(const float *in, int64_t count, ElementType type, void *out) {
-  BlockVec block[kBlockLanes];
+  BlockVec block[kBlockVecs];
   for (int64_t n = 0; n < count; n += kBlockLanes) {
     ReadBlock<ElementType::kFloat32>(in, n, count, block);
     switch (type) {

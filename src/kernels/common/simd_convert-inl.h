@@ -25,6 +25,10 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr int64_t kBlockLanes = 16;
 using BlockTag = hn::CappedTag<float, kBlockLanes>;
 using BlockVec = hn::Vec<BlockTag>;
+// Vectors per block, known at compile time so that a block lives in registers.
+constexpr int64_t kBlockWidth = static_cast<int64_t>(hn::MaxLanes(BlockTag()));
+constexpr int64_t kBlockVecs = kBlockLanes / kBlockWidth;
+static_assert(kBlockVecs * kBlockWidth == kBlockLanes, "a block is a whole number of vectors");
 
 // float16 bits (in 32-bit lanes) to float32, exactly: the exponent is rebased by a multiply by
 // 2^112, which also turns subnormals into the right normals; Inf and NaN keep their payload.
@@ -95,23 +99,40 @@ HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
   }
 }
 
-template <ElementType T, class D>
+// kStream: a non-temporal store, which skips reading the line into the cache first; the address
+// must be aligned to the vector and FlushStream must follow before anyone reads the data.
+template <ElementType T, bool kStream = false, class D>
 HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index) {
   if constexpr (T == ElementType::kFloat32) {
-    hn::StoreU(value, d, static_cast<float *>(base) + index);
+    if constexpr (kStream) {
+      hn::Stream(value, d, static_cast<float *>(base) + index);
+    } else {
+      hn::StoreU(value, d, static_cast<float *>(base) + index);
+    }
   } else {
 #if HWY_TARGET <= HWY_AVX2
     // F16C rounds to nearest even and quiets NaNs exactly as FloatToHalfBits does.
     if constexpr (T == ElementType::kFloat16) {
       const hn::Rebind<hwy::float16_t, D> df16;
-      hn::StoreU(hn::DemoteTo(df16, value), df16, static_cast<hwy::float16_t *>(base) + index);
+      const hn::Rebind<uint16_t, D> du16;
+      const auto half = hn::BitCast(du16, hn::DemoteTo(df16, value));
+      if constexpr (kStream) {
+        hn::Stream(half, du16, static_cast<uint16_t *>(base) + index);
+      } else {
+        hn::StoreU(half, du16, static_cast<uint16_t *>(base) + index);
+      }
       return;
     }
 #endif
     const hn::RebindToSigned<D> di;
     const hn::Rebind<uint16_t, D> du16;
     const auto bits = T == ElementType::kBFloat16 ? FloatToBf16Bits(d, value) : FloatToHalfBits(d, value);
-    hn::StoreU(hn::DemoteTo(du16, hn::BitCast(di, bits)), du16, static_cast<uint16_t *>(base) + index);
+    const auto narrow = hn::DemoteTo(du16, hn::BitCast(di, bits));
+    if constexpr (kStream) {
+      hn::Stream(narrow, du16, static_cast<uint16_t *>(base) + index);
+    } else {
+      hn::StoreU(narrow, du16, static_cast<uint16_t *>(base) + index);
+    }
   }
 }
 
@@ -119,8 +140,7 @@ HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index)
 template <ElementType T>
 HWY_INLINE void LoadBlock(const void *base, int64_t index, BlockVec *out) {
   const BlockTag d;
-  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t v = 0; v * width < kBlockLanes; ++v) out[v] = LoadAsFloat<T>(d, base, index + v * width);
+  for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = LoadAsFloat<T>(d, base, index + v * kBlockWidth);
 }
 
 // Reads the block of a row that starts at column n; the row's last block is zero-padded, so that
@@ -137,17 +157,23 @@ HWY_INLINE void ReadBlock(const void *row, int64_t n, int64_t cols, BlockVec *ou
   LoadBlock<T>(padded, 0, out);
 }
 
+// Writes a whole block at column n with non-temporal stores; row + n must be 64-byte aligned.
+template <ElementType T>
+HWY_INLINE void StreamBlock(const BlockVec *values, void *row, int64_t n) {
+  const BlockTag d;
+  for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T, true>(d, values[v], row, n + v * kBlockWidth);
+}
+
 // Writes the block that starts at column n, rounding to T; only columns below cols are touched.
 template <ElementType T>
 HWY_INLINE void WriteBlock(const BlockVec *values, void *row, int64_t n, int64_t cols) {
   const BlockTag d;
-  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
   if (n + kBlockLanes <= cols) {
-    for (int64_t v = 0; v * width < kBlockLanes; ++v) StoreFromFloat<T>(d, values[v], row, n + v * width);
+    for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T>(d, values[v], row, n + v * kBlockWidth);
     return;
   }
   alignas(64) uint8_t padded[kBlockLanes * 4];
-  for (int64_t v = 0; v * width < kBlockLanes; ++v) StoreFromFloat<T>(d, values[v], padded, v * width);
+  for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T>(d, values[v], padded, v * kBlockWidth);
   const size_t size = ElementSize(T);
   std::memcpy(static_cast<char *>(row) + n * static_cast<int64_t>(size), padded, static_cast<size_t>(cols - n) * size);
 }

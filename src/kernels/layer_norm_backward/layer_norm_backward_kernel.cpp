@@ -12,6 +12,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/layer_norm_backward/layer_norm_backward_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include "kernels/common/simd_convert-inl.h"
@@ -63,20 +64,20 @@ static_assert(kBlockLanes == lnb::kLanes, "one block width");
 
 // Rows [row_begin, row_end) of one chunk: gradInput of each row, and the chunk's column partial
 // sums into partials (nullptr when neither gradWeight nor gradBias is wanted).
-template <ElementType kData, ElementType kWeight, bool kHasWeight>
+template <ElementType kData, ElementType kWeight, bool kHasWeight, bool kColumnSums>
 void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials) {
   const BlockTag d;
-  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
-  const int64_t vecs = kBlockLanes / width;
+  constexpr int64_t width = kBlockWidth;
+  constexpr int64_t vecs = kBlockVecs;
   const int64_t cols = args.cols;
   const int64_t padded_cols = lnb::PaddedCols(cols);
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   const float cols_as_float = static_cast<float>(cols);
   float *weight_partials = partials;
-  float *bias_partials = partials != nullptr ? partials + padded_cols : nullptr;
-  if (partials != nullptr) std::memset(partials, 0, static_cast<size_t>(2 * padded_cols) * sizeof(float));
+  float *bias_partials = kColumnSums ? partials + padded_cols : nullptr;
+  if (kColumnSums) std::memset(partials, 0, static_cast<size_t>(2 * padded_cols) * sizeof(float));
 
-  BlockVec go[kBlockLanes], x[kBlockLanes], w[kBlockLanes], acc_g[kBlockLanes], acc_gx[kBlockLanes], out[kBlockLanes];
+  BlockVec go[vecs], x[vecs], w[vecs], acc_g[vecs], acc_gx[vecs], out[vecs];
   for (int64_t m = row_begin; m < row_end; ++m) {
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args.mean, args.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args.rstd, args.rstd_type, m)));
@@ -84,23 +85,34 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
     const char *x_row = static_cast<const char *>(args.input) + m * row_bytes;
     for (int64_t v = 0; v < vecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
 
-    // Pass 1: the two row sums, and this row's share of the column sums.
-    for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      ReadBlock<kData>(go_row, n, cols, go);
-      ReadBlock<kData>(x_row, n, cols, x);
-      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+    // Pass 1: the two row sums, and this row's share of the column sums. Whole blocks straight
+    // from memory, then the zero-padded last block.
+    auto accumulate = [&](int64_t n) {
       for (int64_t v = 0; v < vecs; ++v) {
         const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
         acc_g[v] = hn::Add(acc_g[v], g);
         acc_gx[v] = hn::Add(acc_gx[v], hn::Mul(g, xhat));
-        if (partials != nullptr) {
+        if (kColumnSums) {
           float *pw = weight_partials + n + v * width;
           float *pb = bias_partials + n + v * width;
           hn::StoreU(hn::Add(hn::LoadU(d, pw), hn::Mul(go[v], xhat)), d, pw);
           hn::StoreU(hn::Add(hn::LoadU(d, pb), go[v]), d, pb);
         }
       }
+    };
+    int64_t n = 0;
+    for (; n + kBlockLanes <= cols; n += kBlockLanes) {
+      LoadBlock<kData>(go_row, n, go);
+      LoadBlock<kData>(x_row, n, x);
+      if (kHasWeight) LoadBlock<kWeight>(args.weight, n, w);
+      accumulate(n);
+    }
+    if (n < cols) {
+      ReadBlock<kData>(go_row, n, cols, go);
+      ReadBlock<kData>(x_row, n, cols, x);
+      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+      accumulate(n);
     }
     if (args.grad_input == nullptr) continue;
 
@@ -115,44 +127,68 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
     // Pass 2: gradInput while the row is still in cache. Each block is read before it is written,
     // which keeps exact in-place use correct.
     char *grad_input_row = static_cast<char *>(args.grad_input) + m * row_bytes;
-    for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      ReadBlock<kData>(go_row, n, cols, go);
-      ReadBlock<kData>(x_row, n, cols, x);
-      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+    const bool stream_row = args.stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+    auto compute_grad_input = [&]() {
       for (int64_t v = 0; v < vecs; ++v) {
         const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
         out[v] = hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
       }
+    };
+    for (n = 0; n + kBlockLanes <= cols; n += kBlockLanes) {
+      LoadBlock<kData>(go_row, n, go);
+      LoadBlock<kData>(x_row, n, x);
+      if (kHasWeight) LoadBlock<kWeight>(args.weight, n, w);
+      compute_grad_input();
+      if (stream_row) {
+        StreamBlock<kData>(out, grad_input_row, n);
+      } else {
+        WriteBlock<kData>(out, grad_input_row, n, cols);
+      }
+    }
+    if (n < cols) {
+      ReadBlock<kData>(go_row, n, cols, go);
+      ReadBlock<kData>(x_row, n, cols, x);
+      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+      compute_grad_input();
       WriteBlock<kData>(out, grad_input_row, n, cols);
     }
   }
+  if (args.stream_grad_input) hwy::FlushStream();  // make the non-temporal stores visible
 }
 
 using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *);
 
-template <ElementType kData>
+template <ElementType kData, bool kColumnSums>
 ChunkFunction ChunkFunctionForWeight(const LayerNormBackwardArgs &args) {
-  if (args.weight == nullptr) return &RunChunk<kData, kData, false>;
+  if (args.weight == nullptr) return &RunChunk<kData, kData, false, kColumnSums>;
   switch (args.weight_type) {
-    case ElementType::kFloat16: return &RunChunk<kData, ElementType::kFloat16, true>;
-    case ElementType::kBFloat16: return &RunChunk<kData, ElementType::kBFloat16, true>;
+    case ElementType::kFloat16: return &RunChunk<kData, ElementType::kFloat16, true, kColumnSums>;
+    case ElementType::kBFloat16: return &RunChunk<kData, ElementType::kBFloat16, true, kColumnSums>;
     case ElementType::kFloat32: break;
   }
-  return &RunChunk<kData, ElementType::kFloat32, true>;
+  return &RunChunk<kData, ElementType::kFloat32, true, kColumnSums>;
+}
+
+template <bool kColumnSums>
+ChunkFunction ChunkFunctionFor(const LayerNormBackwardArgs &args) {
+  switch (args.data_type) {
+    case ElementType::kFloat16: return ChunkFunctionForWeight<ElementType::kFloat16, kColumnSums>(args);
+    case ElementType::kBFloat16: return ChunkFunctionForWeight<ElementType::kBFloat16, kColumnSums>(args);
+    case ElementType::kFloat32: break;
+  }
+  return ChunkFunctionForWeight<ElementType::kFloat32, kColumnSums>(args);
 }
 
 void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials) {
-  ChunkFunction run = ChunkFunctionForWeight<ElementType::kFloat32>(args);
-  if (args.data_type == ElementType::kFloat16) run = ChunkFunctionForWeight<ElementType::kFloat16>(args);
-  if (args.data_type == ElementType::kBFloat16) run = ChunkFunctionForWeight<ElementType::kBFloat16>(args);
+  const ChunkFunction run = partials != nullptr ? ChunkFunctionFor<true>(args) : ChunkFunctionFor<false>(args);
   run(args, row_begin, row_end, partials);
 }
 
 // Chunk first's partials += chunk second's, over the columns of one block, weight and bias sums.
 void AddChunkPartials(void *scratch, int64_t cols, int64_t first, int64_t second, int64_t col_begin) {
   const BlockTag d;
-  const int64_t width = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t width = kBlockWidth;
   float *into = lnb::ChunkPartials(scratch, cols, first);
   const float *from = lnb::ChunkPartials(scratch, cols, second);
   const int64_t padded_cols = lnb::PaddedCols(cols);
@@ -195,6 +231,9 @@ TargetFunctions FunctionsFor(Isa isa) {
   return wanted.run_chunk != nullptr ? wanted : chosen;
 }
 
+// gradInput larger than this is written around the caches: it would only evict the inputs.
+constexpr int64_t kStreamingBytes = 8 << 20;
+
 // Below this many elements per thread a thread team costs more than it saves.
 constexpr int64_t kMinElementsPerThread = 1 << 15;
 
@@ -211,7 +250,10 @@ size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols) {
   return static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float);
 }
 
-void LayerNormBackward(const LayerNormBackwardArgs &args) {
+void LayerNormBackward(const LayerNormBackwardArgs &call) {
+  LayerNormBackwardArgs args = call;
+  args.stream_grad_input =
+      args.grad_input != nullptr && args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)) > kStreamingBytes;
   const TargetFunctions target = FunctionsFor(args.config.isa);
   const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);

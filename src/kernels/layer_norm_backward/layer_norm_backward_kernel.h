@@ -37,6 +37,7 @@ struct LayerNormBackwardArgs {
   void *scratch = nullptr;
 
   KernelConfig config;
+  bool stream_grad_input = false;  // set by the kernel itself: non-temporal gradInput stores
 };
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols);
