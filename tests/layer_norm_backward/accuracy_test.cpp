@@ -285,6 +285,16 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
+TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {
+  // Over 8 MiB of gradInput: the kernel switches to non-temporal stores.
+  for (const aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+    AccuracyCase c;
+    c.dims = std::vector<int64_t>{dtype == ACL_FLOAT ? 1024 : 2048, 2304};
+    c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
+    Run(c);
+  }
+}
+
 TEST_F(AccuracyTest, ZeroRowsZeroFillsWeightAndBiasGradients) {
   for (const aclDataType dtype : kFloatTypes) {
     AccuracyCase c;

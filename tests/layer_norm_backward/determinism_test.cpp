@@ -74,7 +74,9 @@ INSTANTIATE_TEST_SUITE_P(
                       DeterminismCase{"half_300x1031", {300, 1031}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       DeterminismCase{"bf16_3d_no_weight", {4, 130, 515}, 1, ACL_BF16, ACL_BF16, false},
                       DeterminismCase{"bf16_to_float_two_dims", {520, 3, 97}, 2, ACL_BF16, ACL_FLOAT, true},
-                      DeterminismCase{"float_ragged_small", {77, 13}, 1, ACL_FLOAT, ACL_BF16, true}),
+                      DeterminismCase{"float_ragged_small", {77, 13}, 1, ACL_FLOAT, ACL_BF16, true},
+                      // Over 8 MiB of gradInput: written with non-temporal stores.
+                      DeterminismCase{"float_streamed_output", {1024, 2304}, 1, ACL_FLOAT, ACL_FLOAT, true}),
     [](const ::testing::TestParamInfo<DeterminismCase> &info) { return std::string(info.param.name); });
 
 }  // namespace
