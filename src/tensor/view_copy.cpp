@@ -168,6 +168,66 @@ void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorVi
   });
 }
 
+namespace {
+
+// Calls visit(sub_view, first_dense_row) for views that together cover rows [row_begin, row_end):
+// one view when the leading dims act as a single strided dim, else one view per row.
+template <typename Visit>
+void ForEachRowRange(const TensorView &view, size_t row_dims, int64_t row_begin, int64_t row_end, Visit visit) {
+  const size_t leading = view.dims.size() - row_dims;
+  TensorView rows;
+  rows.dtype = view.dtype;
+  rows.data = view.data;
+  TensorView leading_view;
+  leading_view.dims.assign(view.dims.begin(), view.dims.begin() + static_cast<std::ptrdiff_t>(leading));
+  leading_view.strides.assign(view.strides.begin(), view.strides.begin() + static_cast<std::ptrdiff_t>(leading));
+  const Loops leading_loops = Simplify(leading_view);
+  if (leading_loops.dims.size() == 1) {
+    const int64_t row_stride = leading_loops.strides[0];
+    rows.dims.push_back(row_end - row_begin);
+    rows.strides.push_back(row_stride);
+    rows.dims.insert(rows.dims.end(), view.dims.begin() + static_cast<std::ptrdiff_t>(leading), view.dims.end());
+    rows.strides.insert(rows.strides.end(), view.strides.begin() + static_cast<std::ptrdiff_t>(leading), view.strides.end());
+    rows.offset = view.offset + row_begin * row_stride;
+    visit(rows, 0);
+    return;
+  }
+  rows.dims.assign(view.dims.begin() + static_cast<std::ptrdiff_t>(leading), view.dims.end());
+  rows.strides.assign(view.strides.begin() + static_cast<std::ptrdiff_t>(leading), view.strides.end());
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    int64_t offset = view.offset, rest = row;
+    for (size_t d = leading; d-- > 0;) {
+      offset += (rest % view.dims[d]) * view.strides[d];
+      rest /= view.dims[d];
+    }
+    rows.offset = offset;
+    visit(rows, row - row_begin);
+  }
+}
+
+int64_t RowElements(const TensorView &view, size_t row_dims) {
+  int64_t count = 1;
+  for (size_t d = view.dims.size() - row_dims; d < view.dims.size(); ++d) count *= view.dims[d];
+  return count;
+}
+
+}  // namespace
+
+void GatherRows(const TensorView &view, size_t row_dims, int64_t row_begin, int64_t row_end, void *dense) {
+  const int64_t row_bytes = RowElements(view, row_dims) * static_cast<int64_t>(aclDataTypeSize(view.dtype));
+  ForEachRowRange(view, row_dims, row_begin, row_end, [&](const TensorView &rows, int64_t first_row) {
+    GatherToDense(rows, static_cast<char *>(dense) + first_row * row_bytes, 1);
+  });
+}
+
+void ScatterRows(const void *dense, aclDataType dense_dtype, const TensorView &view, size_t row_dims, int64_t row_begin,
+                 int64_t row_end) {
+  const int64_t row_bytes = RowElements(view, row_dims) * static_cast<int64_t>(aclDataTypeSize(dense_dtype));
+  ForEachRowRange(view, row_dims, row_begin, row_end, [&](const TensorView &rows, int64_t first_row) {
+    ScatterFromDense(static_cast<const char *>(dense) + first_row * row_bytes, dense_dtype, rows, 1);
+  });
+}
+
 void FillZero(const TensorView &view) {
   const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   char *base = static_cast<char *>(view.FirstElement());

@@ -18,6 +18,12 @@ ACLHOST_EXPORT void GatherToDense(const TensorView &view, void *dense, int threa
 // view's dtype with round-to-nearest-even. Both dtypes must be ACL_FLOAT, ACL_FLOAT16 or ACL_BF16.
 ACLHOST_EXPORT void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view, int threads);
 
+// The same for the rows [row_begin, row_end) of a view whose last row_dims dims make one row
+// (dense holds just those rows). Single-threaded: callers run it from their own threads.
+ACLHOST_EXPORT void GatherRows(const TensorView &view, size_t row_dims, int64_t row_begin, int64_t row_end, void *dense);
+ACLHOST_EXPORT void ScatterRows(const void *dense, aclDataType dense_dtype, const TensorView &view, size_t row_dims,
+                                int64_t row_begin, int64_t row_end);
+
 // Sets every element of the view to +0.
 ACLHOST_EXPORT void FillZero(const TensorView &view);
 

@@ -45,6 +45,18 @@ inline float SumLanes(float *lanes) {
   return lanes[0];
 }
 
+// Rows staged at a time: about 64 KiB of each operand, so that a block stays in L2.
+inline int64_t TileRows(int64_t rows, int64_t cols, size_t element_size) {
+  const int64_t by_size = (int64_t{64} << 10) / (cols * static_cast<int64_t>(element_size));
+  const int64_t limit = RowsPerChunk(rows);
+  return by_size < 1 ? 1 : by_size > limit ? limit : by_size;
+}
+
+inline size_t TileBytes(int64_t rows, int64_t cols, size_t element_size) {
+  const size_t bytes = static_cast<size_t>(TileRows(rows, cols, element_size) * cols) * element_size;
+  return (bytes + 63) / 64 * 64;
+}
+
 // Per chunk: gradWeight partials, then gradBias partials, PaddedCols(cols) floats each.
 inline float *ChunkPartials(void *scratch, int64_t cols, int64_t chunk) {
   return static_cast<float *>(scratch) + chunk * 2 * PaddedCols(cols);
@@ -65,7 +77,7 @@ static_assert(kBlockLanes == lnb::kLanes, "one block width");
 // Rows [row_begin, row_end) of one chunk: gradInput of each row, and the chunk's column partial
 // sums into partials (nullptr when neither gradWeight nor gradBias is wanted).
 template <ElementType kData, ElementType kWeight, bool kHasWeight, bool kColumnSums>
-void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials) {
+void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles) {
   const BlockTag d;
   constexpr int64_t width = kBlockWidth;
   constexpr int64_t vecs = kBlockVecs;
@@ -78,16 +90,16 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
   if (kColumnSums) std::memset(partials, 0, static_cast<size_t>(2 * padded_cols) * sizeof(float));
 
   BlockVec go[vecs], x[vecs], w[vecs], acc_g[vecs], acc_gx[vecs], out[vecs];
-  for (int64_t m = row_begin; m < row_end; ++m) {
+  // One row: go_row, x_row and grad_input_row point at its data, wherever it is staged.
+  auto run_row = [&](int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row)
+                     HWY_ATTR __attribute__((always_inline)) {
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args.mean, args.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args.rstd, args.rstd_type, m)));
-    const char *go_row = static_cast<const char *>(args.grad_out) + m * row_bytes;
-    const char *x_row = static_cast<const char *>(args.input) + m * row_bytes;
     for (int64_t v = 0; v < vecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
 
     // Pass 1: the two row sums, and this row's share of the column sums. Whole blocks straight
     // from memory, then the zero-padded last block.
-    auto accumulate = [&](int64_t n) {
+    auto accumulate = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
       for (int64_t v = 0; v < vecs; ++v) {
         const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
@@ -114,7 +126,7 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
       if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
       accumulate(n);
     }
-    if (args.grad_input == nullptr) continue;
+    if (grad_input_row == nullptr) return;
 
     alignas(64) float lanes_g[kBlockLanes], lanes_gx[kBlockLanes];
     for (int64_t v = 0; v < vecs; ++v) {
@@ -126,9 +138,7 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
 
     // Pass 2: gradInput while the row is still in cache. Each block is read before it is written,
     // which keeps exact in-place use correct.
-    char *grad_input_row = static_cast<char *>(args.grad_input) + m * row_bytes;
-    const bool stream_row = args.stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-    auto compute_grad_input = [&]() {
+    auto compute_grad_input = [&]() HWY_ATTR __attribute__((always_inline)) {
       for (int64_t v = 0; v < vecs; ++v) {
         const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
@@ -153,11 +163,48 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
       compute_grad_input();
       WriteBlock<kData>(out, grad_input_row, n, cols);
     }
+  };
+
+  if (tiles == nullptr) {
+    for (int64_t m = row_begin; m < row_end; ++m) {
+      char *grad_input_row = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + m * row_bytes : nullptr;
+      const bool stream_row = args.stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+      run_row(m, static_cast<const char *>(args.grad_out) + m * row_bytes,
+              static_cast<const char *>(args.input) + m * row_bytes, grad_input_row, stream_row);
+    }
+  } else {
+    // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
+    // run in order, so the sums are the same as without staging.
+    const int64_t tile_rows = lnb::TileRows(args.rows, cols, ElementSize(kData));
+    const size_t tile_bytes = lnb::TileBytes(args.rows, cols, ElementSize(kData));
+    char *go_tile = tiles, *x_tile = tiles + tile_bytes, *grad_input_tile = tiles + 2 * tile_bytes;
+    for (int64_t begin = row_begin; begin < row_end; begin += tile_rows) {
+      const int64_t end = begin + tile_rows < row_end ? begin + tile_rows : row_end;
+      const char *go_rows = go_tile;
+      const char *x_rows = x_tile;
+      char *grad_input_rows = args.grad_input_rows.move != nullptr ? grad_input_tile : nullptr;
+      if (args.grad_out_rows.move != nullptr) {
+        args.grad_out_rows.move(args.grad_out_rows.context, begin, end, go_tile);
+      } else {
+        go_rows = static_cast<const char *>(args.grad_out) + begin * row_bytes;
+      }
+      if (args.input_rows.move != nullptr) {
+        args.input_rows.move(args.input_rows.context, begin, end, x_tile);
+      } else {
+        x_rows = static_cast<const char *>(args.input) + begin * row_bytes;
+      }
+      if (args.grad_input != nullptr) grad_input_rows = static_cast<char *>(args.grad_input) + begin * row_bytes;
+      for (int64_t m = begin; m < end; ++m) {
+        run_row(m, go_rows + (m - begin) * row_bytes, x_rows + (m - begin) * row_bytes,
+                grad_input_rows ? grad_input_rows + (m - begin) * row_bytes : nullptr, false);
+      }
+      if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
+    }
   }
   if (args.stream_grad_input) hwy::FlushStream();  // make the non-temporal stores visible
 }
 
-using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *);
+using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *);
 
 template <ElementType kData, bool kColumnSums>
 ChunkFunction ChunkFunctionForWeight(const LayerNormBackwardArgs &args) {
@@ -180,9 +227,9 @@ ChunkFunction ChunkFunctionFor(const LayerNormBackwardArgs &args) {
   return ChunkFunctionForWeight<ElementType::kFloat32, kColumnSums>(args);
 }
 
-void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials) {
+void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles) {
   const ChunkFunction run = partials != nullptr ? ChunkFunctionFor<true>(args) : ChunkFunctionFor<false>(args);
-  run(args, row_begin, row_end, partials);
+  run(args, row_begin, row_end, partials, tiles);
 }
 
 // Chunk first's partials += chunk second's, over the columns of one block, weight and bias sums.
@@ -205,13 +252,15 @@ void AddChunkPartials(void *scratch, int64_t cols, int64_t first, int64_t second
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <omp.h>
+
 #include "kernels/common/convert.h"
 
 namespace aclhost {
 namespace kernels {
 namespace {
 
-using RunChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *);
+using RunChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *);
 using AddPartialsFunction = void (*)(void *, int64_t, int64_t, int64_t, int64_t);
 
 struct TargetFunctions {
@@ -246,25 +295,38 @@ int ThreadsFor(const LayerNormBackwardArgs &args, int64_t tasks) {
 
 }  // namespace
 
-size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols) {
-  return static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float);
+// Scratch: the chunks' column partials, then three row tiles per thread when rows are staged.
+size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
+  return column_sums ? static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float) : 0;
+}
+
+size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, bool column_sums,
+                                     bool staged_rows, int threads) {
+  const size_t tiles = staged_rows ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type)) : 0;
+  return PartialsBytes(rows, cols, column_sums) + tiles;
 }
 
 void LayerNormBackward(const LayerNormBackwardArgs &call) {
   LayerNormBackwardArgs args = call;
-  args.stream_grad_input =
-      args.grad_input != nullptr && args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)) > kStreamingBytes;
+  args.stream_grad_input = args.grad_input != nullptr && args.grad_input_rows.move == nullptr &&
+                           args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)) > kStreamingBytes;
   const TargetFunctions target = FunctionsFor(args.config.isa);
   const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
   const int64_t chunks = lnb::ChunkCount(args.rows);
 
+  const bool staged_rows = args.grad_out_rows.move != nullptr || args.input_rows.move != nullptr ||
+                           args.grad_input_rows.move != nullptr;
+  char *tiles = static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums);
+  const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
   const int threads = ThreadsFor(args, chunks);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t chunk = 0; chunk < chunks; ++chunk) {
     const int64_t begin = chunk * rows_per_chunk;
     const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
-    target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr);
+    char *own_tiles = staged_rows ? tiles + static_cast<size_t>(omp_get_thread_num()) * thread_tiles : nullptr;
+    target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr,
+                     own_tiles);
   }
   if (!want_column_sums) return;
 

@@ -11,6 +11,14 @@
 namespace aclhost {
 namespace kernels {
 
+// Moves dense rows [row_begin, row_end) of an operand the kernel cannot address directly (a
+// strided view, another dtype) between its own layout and a dense buffer: into dense for inputs,
+// out of dense for outputs. Called from the kernel's threads, each with its own buffer.
+struct RowStaging {
+  void (*move)(const void *context, int64_t row_begin, int64_t row_end, void *dense) = nullptr;
+  const void *context = nullptr;
+};
+
 struct LayerNormBackwardArgs {
   int64_t rows = 0;  // M: rows >= 1
   int64_t cols = 0;  // N: cols >= 1
@@ -32,15 +40,22 @@ struct LayerNormBackwardArgs {
   void *grad_weight = nullptr;  // cols, or nullptr when not wanted
   void *grad_bias = nullptr;    // cols, or nullptr when not wanted
 
-  // LayerNormBackwardScratchBytes(rows, cols) bytes, 64-byte aligned, when grad_weight or
-  // grad_bias is wanted. The kernel allocates nothing itself.
+  // When set, the operand is moved through these in blocks of rows that stay in cache, and the
+  // pointer above is not used. grad_input's rows come out in data_type.
+  RowStaging grad_out_rows, input_rows, grad_input_rows;
+
+  // LayerNormBackwardScratchBytes(rows, cols, ...) bytes, 64-byte aligned, when grad_weight or
+  // grad_bias is wanted or any operand is staged by rows. The kernel allocates nothing itself.
   void *scratch = nullptr;
 
   KernelConfig config;
   bool stream_grad_input = false;  // set by the kernel itself: non-temporal gradInput stores
 };
 
-size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols);
+// staged_rows: whether any operand will be moved through RowStaging; threads: at most how many
+// threads the call may use (KernelConfig::threads).
+size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, bool column_sums,
+                                     bool staged_rows, int threads);
 
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;

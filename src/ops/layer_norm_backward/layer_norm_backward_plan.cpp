@@ -41,8 +41,34 @@ StagedOperand Describe(bool wanted, const aclTensor *tensor) {
 // the caller's view directly.
 void StageIf(bool needed, aclDataType dense_dtype, StagedOperand *operand, WorkspaceLayout *layout) {
   if (!operand->present || !needed) return;
-  operand->staged = true;
+  operand->staging = StagedOperand::Staging::kWhole;
   operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(dense_dtype));
+}
+
+// gradOut, input, gradInput: moved by rows through the kernel when not usable directly.
+StagedOperand PlanRows(bool wanted, const aclTensor *tensor, bool usable_directly) {
+  StagedOperand operand = Describe(wanted, tensor);
+  if (operand.present && !usable_directly) operand.staging = StagedOperand::Staging::kRows;
+  return operand;
+}
+
+bool ByRows(const StagedOperand &operand) { return operand.staging == StagedOperand::Staging::kRows; }
+
+// What the kernel's row staging calls back: the view and how many trailing dims make a row.
+struct RowMover {
+  const TensorView *view;
+  size_t row_dims;
+  aclDataType dense_dtype;
+};
+
+void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
+  const RowMover &mover = *static_cast<const RowMover *>(context);
+  GatherRows(*mover.view, mover.row_dims, row_begin, row_end, dense);
+}
+
+void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
+  const RowMover &mover = *static_cast<const RowMover *>(context);
+  ScatterRows(dense, mover.dense_dtype, *mover.view, mover.row_dims, row_begin, row_end);
 }
 
 StagedOperand PlanInput(const aclTensor *tensor, WorkspaceLayout *layout) {
@@ -59,20 +85,20 @@ StagedOperand PlanColumnOutput(bool wanted, const aclTensor *tensor, WorkspaceLa
 }
 
 const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {
-  if (!operand.present) return nullptr;
-  if (!operand.staged) return operand.view.FirstElement();
+  if (!operand.present || ByRows(operand)) return nullptr;
+  if (operand.staging == StagedOperand::Staging::kDirect) return operand.view.FirstElement();
   void *dense = workspace + operand.workspace_offset;
   GatherToDense(operand.view, dense, threads);
   return dense;
 }
 
 void *DenseOutput(const StagedOperand &operand, char *workspace) {
-  if (!operand.present) return nullptr;
-  return operand.staged ? workspace + operand.workspace_offset : operand.view.FirstElement();
+  if (!operand.present || ByRows(operand)) return nullptr;
+  return operand.staging == StagedOperand::Staging::kWhole ? workspace + operand.workspace_offset : operand.view.FirstElement();
 }
 
 void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads) {
-  if (operand.present && operand.staged) {
+  if (operand.present && operand.staging == StagedOperand::Staging::kWhole) {
     ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view, threads);
   }
 }
@@ -98,19 +124,23 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.mode = LayerNormBackwardPlan::Mode::kCompute;
   plan.kernel_config = kernels::CurrentKernelConfig();
   WorkspaceLayout layout;
-  plan.grad_out = PlanInput(op.grad_out, &layout);
-  plan.input = PlanInput(op.input, &layout);
+  plan.row_dims = op.normalized_shape->values.size();
+  plan.grad_out = PlanRows(true, op.grad_out, op.grad_out->view.IsDense());
+  plan.input = PlanRows(true, op.input, op.input->view.IsDense());
   plan.mean = PlanInput(op.mean, &layout);
   plan.rstd = PlanInput(op.rstd, &layout);
   plan.weight = PlanInput(op.weight, &layout);
   // gradInput is rounded to input's dtype first, then converted (upstream's precision path).
   const aclDataType data_dtype = op.input->view.dtype;
-  plan.grad_input = Describe(shape.want_grad_input, op.grad_input);
-  StageIf(!plan.grad_input.view.IsDense() || plan.grad_input.view.dtype != data_dtype, data_dtype, &plan.grad_input, &layout);
+  plan.grad_input = PlanRows(shape.want_grad_input, op.grad_input,
+                             op.grad_input != nullptr && op.grad_input->view.IsDense() && op.grad_input->view.dtype == data_dtype);
   plan.grad_weight = PlanColumnOutput(shape.want_grad_weight, op.grad_weight, &layout);
   plan.grad_bias = PlanColumnOutput(shape.want_grad_bias, op.grad_bias, &layout);
-  if (shape.want_grad_weight || shape.want_grad_bias) {
-    plan.scratch_offset = layout.Reserve(kernels::LayerNormBackwardScratchBytes(shape.rows, shape.cols));
+  const bool column_sums = shape.want_grad_weight || shape.want_grad_bias;
+  const bool staged_rows = ByRows(plan.grad_out) || ByRows(plan.input) || ByRows(plan.grad_input);
+  if (column_sums || staged_rows) {
+    plan.scratch_offset = layout.Reserve(kernels::LayerNormBackwardScratchBytes(
+        shape.rows, shape.cols, ElementTypeOf(data_dtype), column_sums, staged_rows, plan.kernel_config.threads));
   }
   plan.workspace_size = layout.size();
   return plan;
@@ -147,9 +177,16 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.grad_input = DenseOutput(plan.grad_input, workspace);
   args.grad_weight = DenseOutput(plan.grad_weight, workspace);
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
-  if (args.grad_weight != nullptr || args.grad_bias != nullptr) args.scratch = workspace + plan.scratch_offset;
+  // Live for the kernel call: the row staging's callbacks read them.
+  const RowMover movers[3] = {{&plan.grad_out.view, plan.row_dims, data_dtype},
+                              {&plan.input.view, plan.row_dims, data_dtype},
+                              {&plan.grad_input.view, plan.row_dims, data_dtype}};
+  if (ByRows(plan.grad_out)) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
+  if (ByRows(plan.input)) args.input_rows = {&GatherRowsOf, &movers[1]};
+  if (ByRows(plan.grad_input)) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
+  const bool staged_rows = ByRows(plan.grad_out) || ByRows(plan.input) || ByRows(plan.grad_input);
+  if (args.grad_weight != nullptr || args.grad_bias != nullptr || staged_rows) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormBackward(args);
-  PublishOutput(plan.grad_input, data_dtype, workspace, threads);
   PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace, threads);
   PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace, threads);
 }

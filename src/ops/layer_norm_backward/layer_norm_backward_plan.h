@@ -10,13 +10,16 @@
 
 namespace aclhost {
 
-// An operand of the kernel: the caller's view, and where its dense copy lives in the workspace
-// when the kernel cannot use the view directly.
+// An operand of the kernel: the caller's view, and how the kernel reaches it when it cannot use
+// the view directly: a dense copy of the whole tensor in the workspace (small operands), or rows
+// moved in blocks through the kernel's tiles (gradOut, input, gradInput).
 struct StagedOperand {
+  enum class Staging { kDirect, kWhole, kRows };
+
   bool present = false;
   TensorView view;
-  bool staged = false;
-  uint64_t workspace_offset = 0;
+  Staging staging = Staging::kDirect;
+  uint64_t workspace_offset = 0;  // kWhole
 };
 
 struct LayerNormBackwardPlan {
@@ -25,6 +28,7 @@ struct LayerNormBackwardPlan {
   Mode mode = Mode::kNothing;
   int64_t rows = 0;
   int64_t cols = 0;
+  size_t row_dims = 0;  // how many trailing dims of input make one row
   StagedOperand grad_out, input, mean, rstd, weight;
   StagedOperand grad_input, grad_weight, grad_bias;  // present only when the mask asks
   kernels::KernelConfig kernel_config;  // SIMD target and threads, read at phase 1

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# aclnn-host, oneDNN and PyTorch side by side on the large shapes, FLOAT and BF16, at the same
+# thread count (ACLNN_HOST_NUM_THREADS, default: all online CPUs). A peer that is not installed
+# (Debian: libdnnl-dev, python3-torch) is reported as skipped.
+# Usage: bench/peers.sh [BUILD_DIR]   (BUILD_DIR defaults to build; it must hold the benchmark)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-$here/../build}
+threads=${ACLNN_HOST_NUM_THREADS:-$(nproc)}
+export ACLNN_HOST_NUM_THREADS=$threads OMP_NUM_THREADS=$threads
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+onednn=""
+if [ -f /usr/include/oneapi/dnnl/dnnl.hpp ]; then
+  g++ -O2 -std=c++17 "$here/peers/onednn_layer_norm_backward.cpp" -o "$work/onednn" -ldnnl && onednn="$work/onednn"
+fi
+python=""
+if /usr/bin/python3 -c "import torch" 2> /dev/null; then python=/usr/bin/python3; fi
+
+ours() {  # GB/s of aclnn-host for M N dtype, from the benchmark binary
+  "$build/bin/layer_norm_backward_bench" --benchmark_filter="^LayerNormBackward/$3/$1x$2/real_time\$" \
+    --benchmark_min_time=0.5 --benchmark_counters_tabular=true 2> /dev/null |
+    awk '/^LayerNormBackward/ {value = $(NF-1); sub("/s", "", value); printf "%.3f\n", value}'
+}
+
+printf "threads: %s\n" "$threads"
+printf "%-14s %-5s %12s %12s %12s %10s %10s\n" shape dtype "ours GB/s" "oneDNN GB/s" "torch GB/s" "x oneDNN" "x torch"
+for shape in 8192x768 4096x4096 32768x1024 262144x128 1024x32768 16384x5120; do
+  rows=${shape%x*} cols=${shape#*x}
+  for dtype in fp32 bf16; do
+    mine=$(ours "$rows" "$cols" "$dtype")
+    peer_dtype=$([ "$dtype" = fp32 ] && echo f32 || echo bf16)
+    dnnl="skipped"; torch="skipped"
+    [ -n "$onednn" ] && dnnl=$("$onednn" "$rows" "$cols" "$peer_dtype" | awk '/^GB\/s/ {print $2} /^skipped/ {print "skipped"}')
+    [ -n "$python" ] && torch=$("$python" "$here/peers/torch_layer_norm_backward.py" "$rows" "$cols" "$peer_dtype" "$threads" | awk '{print $2}')
+    ratio() { if [[ "$2" =~ ^[0-9.]+$ ]]; then awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; else echo "-"; fi; }
+    printf "%-14s %-5s %12s %12s %12s %10s %10s\n" "$shape" "$dtype" "$mine" "$dnnl" "$torch" "$(ratio "$mine" "$dnnl")" "$(ratio "$mine" "$torch")"
+  done
+done
