@@ -38,6 +38,14 @@ Array *CreateArray(const char *caller, const Value *value, uint64_t size) {
   return array;
 }
 
+template <typename Array>
+aclnnStatus GetArraySize(const char *caller, const Array *array, uint64_t *size) {
+  if (array == nullptr) return RejectNull(caller, "array");
+  if (size == nullptr) return RejectNull(caller, "size");
+  *size = array->values.size();
+  return OK;
+}
+
 }  // namespace
 }  // namespace aclhost
 
@@ -111,10 +119,7 @@ aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
 }
 
 aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size) {
-  if (array == nullptr) return RejectNull("aclGetIntArraySize", "array");
-  if (size == nullptr) return RejectNull("aclGetIntArraySize", "size");
-  *size = array->values.size();
-  return OK;
+  return aclhost::GetArraySize("aclGetIntArraySize", array, size);
 }
 
 aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
@@ -127,10 +132,7 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
 }
 
 aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size) {
-  if (array == nullptr) return RejectNull("aclGetBoolArraySize", "array");
-  if (size == nullptr) return RejectNull("aclGetBoolArraySize", "size");
-  *size = array->values.size();
-  return OK;
+  return aclhost::GetArraySize("aclGetBoolArraySize", array, size);
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include "hwy/highway.h"
 
 #include "kernels/common/convert.h"
+#include "kernels/common/dispatch.h"
 #include "kernels/common/simd_convert-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -32,18 +33,8 @@ HWY_AFTER_NAMESPACE();
 namespace aclhost {
 namespace kernels {
 
-using ConvertFunction = void (*)(const float *, int64_t, ElementType, void *);
-
 void ConvertFloats(const float *in, int64_t count, ElementType type, void *out, Isa isa) {
-  ConvertFunction convert = HWY_CHOOSE_FALLBACK(ConvertFloatsForTarget);
-  switch (isa) {
-    case Isa::kAvx512: convert = HWY_CHOOSE_AVX3(ConvertFloatsForTarget); break;
-    case Isa::kAvx2: convert = HWY_CHOOSE_AVX2(ConvertFloatsForTarget); break;
-    case Isa::kSse4: convert = HWY_CHOOSE_SSE4(ConvertFloatsForTarget); break;
-    case Isa::kScalar: break;
-  }
-  if (convert == nullptr) convert = HWY_CHOOSE_FALLBACK(ConvertFloatsForTarget);
-  convert(in, count, type, out);
+  ACLHOST_FUNCTION_FOR_ISA(isa, ConvertFloatsForTarget)(in, count, type, out);
 }
 
 }  // namespace kernels

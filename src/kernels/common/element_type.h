@@ -1,5 +1,5 @@
-// Element types the kernels read and write, and scalar loads/stores for them. Kernels see only
-// raw pointers and these tags, never an API type.
+// Element types the kernels read and write, and a scalar load for them. Kernels see only raw
+// pointers and these tags, never an API type.
 #pragma once
 
 #include <cstdint>
@@ -24,17 +24,6 @@ inline double LoadElement(const void *data, ElementType type, int64_t index) {
   uint16_t bits;
   std::memcpy(&bits, static_cast<const char *>(data) + index * 2, sizeof bits);
   return type == ElementType::kFloat16 ? HalfToFloat(bits) : Bf16ToFloat(bits);
-}
-
-// Rounds value once, to nearest even, into element index of data.
-inline void StoreElement(double value, void *data, ElementType type, int64_t index) {
-  if (type == ElementType::kFloat32) {
-    const float rounded = static_cast<float>(value);
-    std::memcpy(static_cast<char *>(data) + index * 4, &rounded, sizeof rounded);
-    return;
-  }
-  const uint16_t bits = type == ElementType::kFloat16 ? DoubleToHalf(value) : DoubleToBf16(value);
-  std::memcpy(static_cast<char *>(data) + index * 2, &bits, sizeof bits);
 }
 
 }  // namespace kernels

@@ -255,6 +255,7 @@ HWY_AFTER_NAMESPACE();
 #include <omp.h>
 
 #include "kernels/common/convert.h"
+#include "kernels/common/dispatch.h"
 
 namespace aclhost {
 namespace kernels {
@@ -269,15 +270,7 @@ struct TargetFunctions {
 };
 
 TargetFunctions FunctionsFor(Isa isa) {
-  TargetFunctions chosen{HWY_CHOOSE_FALLBACK(RunChunkForTarget), HWY_CHOOSE_FALLBACK(AddChunkPartials)};
-  TargetFunctions wanted{nullptr, nullptr};
-  switch (isa) {
-    case Isa::kAvx512: wanted = {HWY_CHOOSE_AVX3(RunChunkForTarget), HWY_CHOOSE_AVX3(AddChunkPartials)}; break;
-    case Isa::kAvx2: wanted = {HWY_CHOOSE_AVX2(RunChunkForTarget), HWY_CHOOSE_AVX2(AddChunkPartials)}; break;
-    case Isa::kSse4: wanted = {HWY_CHOOSE_SSE4(RunChunkForTarget), HWY_CHOOSE_SSE4(AddChunkPartials)}; break;
-    case Isa::kScalar: break;
-  }
-  return wanted.run_chunk != nullptr ? wanted : chosen;
+  return {ACLHOST_FUNCTION_FOR_ISA(isa, RunChunkForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials)};
 }
 
 // gradInput larger than this is written around the caches: it would only evict the inputs.
