@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/float_convert.h"
+#include "common/parallel_for.h"
 
 namespace aclhost {
 namespace {
@@ -86,9 +87,7 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
   int64_t outer_count = 1;
   for (size_t d = 0; d + 2 < rank; ++d) outer_count *= loops.dims[d];
   const int64_t row_groups = tiled ? (rows + kTile - 1) / kTile : rows;
-  const int64_t tasks = outer_count * row_groups;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && tasks > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
+  ParallelFor(outer_count * row_groups, threads, [&](int64_t task) {
     const int64_t outer = task / row_groups, group = task % row_groups;
     int64_t outer_offset = 0, rest = outer;
     for (size_t d = rank >= 2 ? rank - 2 : 0; d-- > 0;) {
@@ -98,7 +97,7 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
     const int64_t dense_base = outer * rows * cols;
     if (!tiled) {
       run(outer_offset + group * row_stride, col_stride, dense_base + group * cols, cols);
-      continue;
+      return;
     }
     const int64_t i0 = group * kTile, i1 = i0 + kTile < rows ? i0 + kTile : rows;
     for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
@@ -108,7 +107,7 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
         run(outer_offset + i + j0 * col_stride, col_stride, dense_base + i * cols + j0, j1 - j0);
       }
     }
-  }
+  });
 }
 
 template <typename Element>

@@ -254,6 +254,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <omp.h>
 
+#include "common/parallel_for.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/dispatch.h"
 
@@ -312,30 +313,26 @@ void LayerNormBackward(const LayerNormBackwardArgs &call) {
                            args.grad_input_rows.move != nullptr;
   char *tiles = static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums);
   const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
-  const int threads = ThreadsFor(args, chunks);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+  ParallelFor(chunks, ThreadsFor(args, chunks), [&](int64_t chunk) {
     const int64_t begin = chunk * rows_per_chunk;
     const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
     char *own_tiles = staged_rows ? tiles + static_cast<size_t>(omp_get_thread_num()) * thread_tiles : nullptr;
     target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr,
                      own_tiles);
-  }
+  });
   if (!want_column_sums) return;
 
   // Chunk partials meet pairwise (stride 1, 2, 4, ...) in chunk 0, column blocks shared among
   // threads; then each sum is rounded once into its output.
   const int64_t padded_cols = lnb::PaddedCols(args.cols);
   const int64_t blocks = padded_cols / lnb::kLanes;
-  const int combine_threads = chunks > 1 ? ThreadsFor(args, blocks) : 1;
-#pragma omp parallel for schedule(static) num_threads(combine_threads) if (combine_threads > 1)
-  for (int64_t block = 0; block < blocks; ++block) {
+  ParallelFor(chunks > 1 ? blocks : 0, ThreadsFor(args, blocks), [&](int64_t block) {
     for (int64_t stride = 1; stride < chunks; stride *= 2) {
       for (int64_t first = 0; first + stride < chunks; first += 2 * stride) {
         target.add_partials(args.scratch, args.cols, first, first + stride, block * lnb::kLanes);
       }
     }
-  }
+  });
   const float *sums = lnb::ChunkPartials(args.scratch, args.cols, 0);
   if (args.grad_weight != nullptr) ConvertFloats(sums, args.cols, args.grad_weight_type, args.grad_weight, args.config.isa);
   if (args.grad_bias != nullptr) ConvertFloats(sums + padded_cols, args.cols, args.grad_bias_type, args.grad_bias, args.config.isa);
