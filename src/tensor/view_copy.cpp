@@ -87,7 +87,7 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
   int64_t outer_count = 1;
   for (size_t d = 0; d + 2 < rank; ++d) outer_count *= loops.dims[d];
   const int64_t row_groups = tiled ? (rows + kTile - 1) / kTile : rows;
-  ParallelFor(outer_count * row_groups, threads, [&](int64_t task) {
+  ParallelFor(outer_count * row_groups, threads, [&](int64_t task, int) {
     const int64_t outer = task / row_groups, group = task % row_groups;
     int64_t outer_offset = 0, rest = outer;
     for (size_t d = rank >= 2 ? rank - 2 : 0; d-- > 0;) {

@@ -2,7 +2,9 @@
 // normalised dims, odd sizes, every accepted dtype combination, non-contiguous views of every
 // tensor, empty tensors, every mask, weight NULL, and bitwise determinism.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -293,6 +295,26 @@ TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {
     c.data = c.weight = c.grad_input = c.grad_weight = c.grad_bias = dtype;
     Run(c);
   }
+}
+
+TEST_F(AccuracyTest, CallsFromInsideAnOpenMpTeam) {
+  // The caller's own OpenMP thread number must not pick the kernel's per-thread tiles: with one
+  // kernel thread, a call from thread 1 of the caller's team still uses tile 0.
+  setenv("ACLNN_HOST_NUM_THREADS", "1", 1);
+  const uint64_t seed = TestSeed();
+#pragma omp parallel num_threads(2)
+  {
+    aclrtStream stream = nullptr;
+    EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+    EXPECT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+    AccuracyCase c;
+    c.dims = std::vector<int64_t>{40, 70};
+    c.scatter = kScatterInput | kScatterGradInput;
+    RunCase(c, seed + static_cast<uint64_t>(omp_get_thread_num()), stream);
+    EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+    EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  }
+  unsetenv("ACLNN_HOST_NUM_THREADS");
 }
 
 TEST_F(AccuracyTest, ZeroRowsZeroFillsWeightAndBiasGradients) {

@@ -252,8 +252,6 @@ void AddChunkPartials(void *scratch, int64_t cols, int64_t first, int64_t second
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <omp.h>
-
 #include "common/parallel_for.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/dispatch.h"
@@ -313,10 +311,10 @@ void LayerNormBackward(const LayerNormBackwardArgs &call) {
                            args.grad_input_rows.move != nullptr;
   char *tiles = static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums);
   const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
-  ParallelFor(chunks, ThreadsFor(args, chunks), [&](int64_t chunk) {
+  ParallelFor(chunks, ThreadsFor(args, chunks), [&](int64_t chunk, int worker) {
     const int64_t begin = chunk * rows_per_chunk;
     const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
-    char *own_tiles = staged_rows ? tiles + static_cast<size_t>(omp_get_thread_num()) * thread_tiles : nullptr;
+    char *own_tiles = staged_rows ? tiles + static_cast<size_t>(worker) * thread_tiles : nullptr;
     target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr,
                      own_tiles);
   });
@@ -326,7 +324,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &call) {
   // threads; then each sum is rounded once into its output.
   const int64_t padded_cols = lnb::PaddedCols(args.cols);
   const int64_t blocks = padded_cols / lnb::kLanes;
-  ParallelFor(chunks > 1 ? blocks : 0, ThreadsFor(args, blocks), [&](int64_t block) {
+  ParallelFor(chunks > 1 ? blocks : 0, ThreadsFor(args, blocks), [&](int64_t block, int) {
     for (int64_t stride = 1; stride < chunks; stride *= 2) {
       for (int64_t first = 0; first + stride < chunks; first += 2 * stride) {
         target.add_partials(args.scratch, args.cols, first, first + stride, block * lnb::kLanes);
