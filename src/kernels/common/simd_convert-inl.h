@@ -66,7 +66,7 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToHalfBits(D d, hn::Vec<D> valu
 
 // float32 to bfloat16 bits (in 32-bit lanes), round to nearest even; same as aclhost::FloatToBf16.
 template <class D>
-HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToBf16Bits(D d, hn::Vec<D> value) {
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToBf16Bits(D /*d*/, hn::Vec<D> value) {
   const hn::RebindToUnsigned<D> du;
   const hn::RebindToSigned<D> di;
   const auto bits = hn::BitCast(du, value);
@@ -75,7 +75,6 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToBf16Bits(D d, hn::Vec<D> valu
   const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));
   const auto is_nan = hn::Gt(hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu))), hn::Set(di, 0x7F800000));
   return hn::IfThenElse(hn::RebindMask(du, is_nan), quiet_nan, rounded);
-  (void)d;
 }
 
 // Lanes(d) elements of type T at base + index, as float32.

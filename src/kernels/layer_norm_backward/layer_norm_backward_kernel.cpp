@@ -285,12 +285,12 @@ int ThreadsFor(const LayerNormBackwardArgs &args, int64_t tasks) {
   return threads < 1 ? 1 : static_cast<int>(threads);
 }
 
-}  // namespace
-
 // Scratch: the chunks' column partials, then three row tiles per thread when rows are staged.
 size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
   return column_sums ? static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float) : 0;
 }
+
+}  // namespace
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, bool column_sums,
                                      bool staged_rows, int threads) {
@@ -309,7 +309,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &call) {
 
   const bool staged_rows = args.grad_out_rows.move != nullptr || args.input_rows.move != nullptr ||
                            args.grad_input_rows.move != nullptr;
-  char *tiles = static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums);
+  char *tiles = staged_rows ? static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums) : nullptr;
   const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
   ParallelFor(chunks, ThreadsFor(args, chunks), [&](int64_t chunk, int worker) {
     const int64_t begin = chunk * rows_per_chunk;
