@@ -68,13 +68,11 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToHalfBits(D d, hn::Vec<D> valu
 template <class D>
 HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToBf16Bits(D /*d*/, hn::Vec<D> value) {
   const hn::RebindToUnsigned<D> du;
-  const hn::RebindToSigned<D> di;
   const auto bits = hn::BitCast(du, value);
-  const auto odd = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
-  const auto quiet_nan = hn::Or(hn::ShiftRight<16>(bits), hn::Set(du, 0x40u));
-  const auto is_nan = hn::Gt(hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFFFFFFu))), hn::Set(di, 0x7F800000));
-  return hn::IfThenElse(hn::RebindMask(du, is_nan), quiet_nan, rounded);
+  const auto high = hn::ShiftRight<16>(bits);
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), hn::And(high, hn::Set(du, 1u)))));
+  const auto is_nan = hn::RebindMask(du, hn::IsNaN(value));
+  return hn::IfThenElse(is_nan, hn::Or(high, hn::Set(du, 0x40u)), rounded);
 }
 
 // Lanes(d) elements of type T at base + index, as float32.
