@@ -2,11 +2,14 @@
 // descriptors destroyed between the phases.
 #include <gtest/gtest.h>
 
+#include <future>
+#include <memory>
 #include <string>
 
 #include "aclnn/opdev/op_errno.h"
 #include "call_spec.h"
 #include "dtype_codec.h"
+#include "runtime/stream.h"
 
 namespace lnb_test {
 namespace {
@@ -157,6 +160,38 @@ TEST_F(Phase2Test, AllFalseMaskSucceedsWithoutWorkspaceAndWritesNothing) {
   EXPECT_EQ(aclnnLayerNormBackward(nullptr, 0, executor, stream_), ACLNN_SUCCESS);
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(call.OutputBytes(), before);
+}
+
+TEST_F(Phase2Test, SmallCallOnAnIdleStreamIsDoneWhenPhase2Returns) {
+  BuiltCall call(CallSpec{}, TestSeed());
+  uint64_t size = 0;
+  aclOpExecutor *executor = Plan(call, &size);
+  void *workspace = Workspace(size);
+  const auto before = call.OutputBytes();
+  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  EXPECT_NE(call.OutputBytes(), before);  // no synchronisation needed: it ran on this thread
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
+}
+
+TEST_F(Phase2Test, SmallCallWaitsItsTurnBehindQueuedWork) {
+  BuiltCall call(CallSpec{}, TestSeed());
+  uint64_t size = 0;
+  aclOpExecutor *executor = Plan(call, &size);
+  void *workspace = Workspace(size);
+  auto gate = std::make_shared<std::promise<void>>();
+  std::shared_future<void> opened = gate->get_future().share();
+  ASSERT_EQ(aclhost::EnqueueOnStream(stream_, [opened] {
+    opened.wait();
+    return ACL_SUCCESS;
+  }, "test"), ACL_SUCCESS);
+  const auto before = call.OutputBytes();
+  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  EXPECT_EQ(call.OutputBytes(), before);  // queued behind the blocked task, in stream order
+  gate->set_value();
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_NE(call.OutputBytes(), before);
+  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
 }
 
 TEST_F(Phase2Test, DefaultStreamRunsWhenStreamIsNull) {
