@@ -76,8 +76,10 @@ static_assert(kBlockLanes == lnb::kLanes, "one block width");
 
 // Rows [row_begin, row_end) of one chunk: gradInput of each row, and the chunk's column partial
 // sums into partials (nullptr when neither gradWeight nor gradBias is wanted).
+// stream_grad_input: write gradInput rows that are written in place with non-temporal stores.
 template <ElementType kData, ElementType kWeight, bool kHasWeight, bool kColumnSums>
-void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles) {
+void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles,
+              bool stream_grad_input) {
   const BlockTag d;
   constexpr int64_t width = kBlockWidth;
   constexpr int64_t vecs = kBlockVecs;
@@ -168,7 +170,7 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
   if (tiles == nullptr) {
     for (int64_t m = row_begin; m < row_end; ++m) {
       char *grad_input_row = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + m * row_bytes : nullptr;
-      const bool stream_row = args.stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+      const bool stream_row = stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
       run_row(m, static_cast<const char *>(args.grad_out) + m * row_bytes,
               static_cast<const char *>(args.input) + m * row_bytes, grad_input_row, stream_row);
     }
@@ -201,10 +203,10 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
-  if (args.stream_grad_input) hwy::FlushStream();  // make the non-temporal stores visible
+  if (stream_grad_input) hwy::FlushStream();  // make the non-temporal stores visible
 }
 
-using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *);
+using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *, bool);
 
 template <ElementType kData, bool kColumnSums>
 ChunkFunction ChunkFunctionForWeight(const LayerNormBackwardArgs &args) {
@@ -227,9 +229,10 @@ ChunkFunction ChunkFunctionFor(const LayerNormBackwardArgs &args) {
   return ChunkFunctionForWeight<ElementType::kFloat32, kColumnSums>(args);
 }
 
-void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles) {
+void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles,
+                       bool stream_grad_input) {
   const ChunkFunction run = partials != nullptr ? ChunkFunctionFor<true>(args) : ChunkFunctionFor<false>(args);
-  run(args, row_begin, row_end, partials, tiles);
+  run(args, row_begin, row_end, partials, tiles, stream_grad_input);
 }
 
 // Chunk first's partials += chunk second's, over the columns of one block, weight and bias sums.
@@ -260,7 +263,7 @@ namespace aclhost {
 namespace kernels {
 namespace {
 
-using RunChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *);
+using RunChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *, bool);
 using AddPartialsFunction = void (*)(void *, int64_t, int64_t, int64_t, int64_t);
 
 struct TargetFunctions {
@@ -298,10 +301,9 @@ size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType dat
   return PartialsBytes(rows, cols, column_sums) + tiles;
 }
 
-void LayerNormBackward(const LayerNormBackwardArgs &call) {
-  LayerNormBackwardArgs args = call;
-  args.stream_grad_input = args.grad_input != nullptr && args.grad_input_rows.move == nullptr &&
-                           args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)) > kStreamingBytes;
+void LayerNormBackward(const LayerNormBackwardArgs &args) {
+  const bool stream_grad_input = args.grad_input != nullptr && args.grad_input_rows.move == nullptr &&
+                                 args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)) > kStreamingBytes;
   const TargetFunctions target = FunctionsFor(args.config.isa);
   const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
@@ -316,7 +318,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &call) {
     const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
     char *own_tiles = staged_rows ? tiles + static_cast<size_t>(worker) * thread_tiles : nullptr;
     target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr,
-                     own_tiles);
+                     own_tiles, stream_grad_input);
   });
   if (!want_column_sums) return;
 

@@ -49,7 +49,6 @@ struct LayerNormBackwardArgs {
   void *scratch = nullptr;
 
   KernelConfig config;
-  bool stream_grad_input = false;  // set by the kernel itself: non-temporal gradInput stores
 };
 
 // staged_rows: whether any operand will be moved through RowStaging; threads: at most how many

@@ -71,14 +71,9 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
   ScatterRows(dense, mover.dense_dtype, *mover.view, mover.row_dims, row_begin, row_end);
 }
 
-StagedOperand PlanInput(const aclTensor *tensor, WorkspaceLayout *layout) {
-  StagedOperand operand = Describe(true, tensor);
-  StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
-  return operand;
-}
-
-// gradWeight/gradBias: the kernel writes them in their own dtype.
-StagedOperand PlanColumnOutput(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout) {
+// mean, rstd, weight, gradWeight, gradBias (M or N elements): a dense copy of the whole tensor, in
+// its own dtype, when its view is not dense.
+StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout) {
   StagedOperand operand = Describe(wanted, tensor);
   StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
   return operand;
@@ -127,15 +122,15 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.row_dims = op.normalized_shape->values.size();
   plan.grad_out = PlanRows(true, op.grad_out, op.grad_out->view.IsDense());
   plan.input = PlanRows(true, op.input, op.input->view.IsDense());
-  plan.mean = PlanInput(op.mean, &layout);
-  plan.rstd = PlanInput(op.rstd, &layout);
-  plan.weight = PlanInput(op.weight, &layout);
+  plan.mean = PlanWhole(true, op.mean, &layout);
+  plan.rstd = PlanWhole(true, op.rstd, &layout);
+  plan.weight = PlanWhole(true, op.weight, &layout);
   // gradInput is rounded to input's dtype first, then converted (upstream's precision path).
   const aclDataType data_dtype = op.input->view.dtype;
   plan.grad_input = PlanRows(shape.want_grad_input, op.grad_input,
                              op.grad_input != nullptr && op.grad_input->view.IsDense() && op.grad_input->view.dtype == data_dtype);
-  plan.grad_weight = PlanColumnOutput(shape.want_grad_weight, op.grad_weight, &layout);
-  plan.grad_bias = PlanColumnOutput(shape.want_grad_bias, op.grad_bias, &layout);
+  plan.grad_weight = PlanWhole(shape.want_grad_weight, op.grad_weight, &layout);
+  plan.grad_bias = PlanWhole(shape.want_grad_bias, op.grad_bias, &layout);
   const bool column_sums = shape.want_grad_weight || shape.want_grad_bias;
   const bool staged_rows = ByRows(plan.grad_out) || ByRows(plan.input) || ByRows(plan.grad_input);
   if (column_sums || staged_rows) {
