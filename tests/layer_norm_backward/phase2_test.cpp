@@ -14,23 +14,32 @@
 namespace lnb_test {
 namespace {
 
+// A call after phase 1, with a workspace of the size phase 1 asked for (none when 0). The valid
+// base call needs workspace for the column sums.
+struct PlannedCall {
+  explicit PlannedCall(const CallSpec &spec, uint64_t seed) : call(spec, seed) {
+    EXPECT_EQ(call.GetWorkspaceSize(&size, &executor), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    if (size > 0) {
+      EXPECT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    }
+  }
+  ~PlannedCall() {
+    if (workspace != nullptr) {
+      EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
+    }
+  }
+
+  BuiltCall call;
+  uint64_t size = 0;
+  aclOpExecutor *executor = nullptr;
+  void *workspace = nullptr;
+};
+
 class Phase2Test : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS); }
   void TearDown() override { EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS); }
 
-  // Phase 1 on the valid base call, which needs workspace for the column sums.
-  aclOpExecutor *Plan(BuiltCall &call, uint64_t *workspace_size) {
-    aclOpExecutor *executor = nullptr;
-    EXPECT_EQ(call.GetWorkspaceSize(workspace_size, &executor), ACLNN_SUCCESS) << aclGetRecentErrMsg();
-    return executor;
-  }
-
-  void *Workspace(uint64_t size) {
-    void *memory = nullptr;
-    EXPECT_EQ(aclrtMalloc(&memory, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-    return memory;
-  }
 
   void ExpectMessageNaming(const char *what) {
     const char *message = aclGetRecentErrMsg();
@@ -47,9 +56,10 @@ TEST_F(Phase2Test, NullExecutorIsRejected) {
 }
 
 TEST_F(Phase2Test, NullWorkspaceIsRejectedAndConsumesTheExecutor) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
   ASSERT_GT(size, 0u);
   const auto before = call.OutputBytes();
   EXPECT_EQ(aclnnLayerNormBackward(nullptr, size, executor, stream_), ACLNN_ERR_PARAM_NULLPTR);
@@ -60,23 +70,24 @@ TEST_F(Phase2Test, NullWorkspaceIsRejectedAndConsumesTheExecutor) {
 }
 
 TEST_F(Phase2Test, TooSmallWorkspaceIsRejected) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
-  void *workspace = Workspace(size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
+  void *workspace = planned.workspace;
   const auto before = call.OutputBytes();
   EXPECT_EQ(aclnnLayerNormBackward(workspace, size - 1, executor, stream_), ACLNN_ERR_PARAM_INVALID);
   ExpectMessageNaming("workspaceSize");
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(call.OutputBytes(), before);
-  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
 }
 
 TEST_F(Phase2Test, ExecutorIsSingleUse) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
-  void *workspace = Workspace(size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
+  void *workspace = planned.workspace;
   ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   const auto after_first = call.OutputBytes();
@@ -84,7 +95,6 @@ TEST_F(Phase2Test, ExecutorIsSingleUse) {
   ExpectMessageNaming("not live");
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_EQ(call.OutputBytes(), after_first);
-  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
 }
 
 TEST_F(Phase2Test, ForeignHandleIsRejected) {
@@ -101,11 +111,12 @@ TEST_F(Phase2Test, ForeignHandleIsRejected) {
 TEST_F(Phase2Test, RepeatableExecutorRunsUntilDestroyedAndSeesNewData) {
   CallSpec spec;
   spec.output_mask = {true, false, false};
-  BuiltCall call(spec, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
+  PlannedCall planned(spec, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
+  void *workspace = planned.workspace;
   ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), ACLNN_SUCCESS);
-  void *workspace = size > 0 ? Workspace(size) : nullptr;
   ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   const std::vector<double> first = call.grad_input()->Read();
@@ -116,15 +127,11 @@ TEST_F(Phase2Test, RepeatableExecutorRunsUntilDestroyedAndSeesNewData) {
   EXPECT_EQ(call.grad_input()->Read(), first);
   EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
   EXPECT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_ERR_PARAM_INVALID);
-  if (workspace != nullptr) {
-    EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
-  }
 }
 
 TEST_F(Phase2Test, UnrunExecutorCanBeDestroyed) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  aclOpExecutor *executor = planned.executor;
   EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
   EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_ERR_INNER);
 }
@@ -134,17 +141,14 @@ TEST_F(Phase2Test, DescriptorsMayBeDestroyedAfterPhase1) {
   const uint64_t seed = TestSeed();
   std::vector<double> results[2];
   for (int destroy_early = 0; destroy_early < 2; ++destroy_early) {
-    BuiltCall call(CallSpec{}, seed);
-    uint64_t size = 0;
-    aclOpExecutor *executor = Plan(call, &size);
-    void *workspace = Workspace(size);
+    PlannedCall planned(CallSpec{}, seed);
+    BuiltCall &call = planned.call;
     if (destroy_early) call.DestroyDescriptors();
-    ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnLayerNormBackward(planned.workspace, planned.size, planned.executor, stream_), ACLNN_SUCCESS);
     ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
     results[destroy_early] = call.grad_input()->Read();
     for (const double value : call.grad_weight()->Read()) results[destroy_early].push_back(value);
-    EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
-  }
+    }
   EXPECT_EQ(results[0], results[1]);
   EXPECT_NE(results[0], std::vector<double>(results[0].size(), 0.0));
 }
@@ -155,7 +159,8 @@ TEST_F(Phase2Test, AllFalseMaskSucceedsWithoutWorkspaceAndWritesNothing) {
   BuiltCall call(spec, TestSeed());
   const auto before = call.OutputBytes();
   uint64_t size = 99;
-  aclOpExecutor *executor = Plan(call, &size);
+  aclOpExecutor *executor = nullptr;
+  ASSERT_EQ(call.GetWorkspaceSize(&size, &executor), ACLNN_SUCCESS) << aclGetRecentErrMsg();
   EXPECT_EQ(size, 0u);
   EXPECT_EQ(aclnnLayerNormBackward(nullptr, 0, executor, stream_), ACLNN_SUCCESS);
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
@@ -163,22 +168,23 @@ TEST_F(Phase2Test, AllFalseMaskSucceedsWithoutWorkspaceAndWritesNothing) {
 }
 
 TEST_F(Phase2Test, SmallCallOnAnIdleStreamIsDoneWhenPhase2Returns) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
-  void *workspace = Workspace(size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
+  void *workspace = planned.workspace;
   const auto before = call.OutputBytes();
   ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
   EXPECT_NE(call.OutputBytes(), before);  // no synchronisation needed: it ran on this thread
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
 }
 
 TEST_F(Phase2Test, SmallCallWaitsItsTurnBehindQueuedWork) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
-  void *workspace = Workspace(size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
+  void *workspace = planned.workspace;
   auto gate = std::make_shared<std::promise<void>>();
   std::shared_future<void> opened = gate->get_future().share();
   ASSERT_EQ(aclhost::EnqueueOnStream(stream_, [opened] {
@@ -191,19 +197,18 @@ TEST_F(Phase2Test, SmallCallWaitsItsTurnBehindQueuedWork) {
   gate->set_value();
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
   EXPECT_NE(call.OutputBytes(), before);
-  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
 }
 
 TEST_F(Phase2Test, DefaultStreamRunsWhenStreamIsNull) {
-  BuiltCall call(CallSpec{}, TestSeed());
-  uint64_t size = 0;
-  aclOpExecutor *executor = Plan(call, &size);
-  void *workspace = Workspace(size);
+  PlannedCall planned(CallSpec{}, TestSeed());
+  BuiltCall &call = planned.call;
+  const uint64_t size = planned.size;
+  aclOpExecutor *executor = planned.executor;
+  void *workspace = planned.workspace;
   const auto before = call.OutputBytes();
   ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, nullptr), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
   EXPECT_NE(call.OutputBytes(), before);
-  EXPECT_EQ(aclrtFree(workspace), ACL_SUCCESS);
 }
 
 }  // namespace
