@@ -29,6 +29,9 @@ struct PlannedCall {
     }
   }
 
+  // Phase 2 with the planned workspace.
+  aclnnStatus Launch(aclrtStream stream) { return aclnnLayerNormBackward(workspace, size, executor, stream); }
+
   BuiltCall call;
   uint64_t size = 0;
   aclOpExecutor *executor = nullptr;
@@ -57,44 +60,33 @@ TEST_F(Phase2Test, NullExecutorIsRejected) {
 
 TEST_F(Phase2Test, NullWorkspaceIsRejectedAndConsumesTheExecutor) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  ASSERT_GT(size, 0u);
-  const auto before = call.OutputBytes();
-  EXPECT_EQ(aclnnLayerNormBackward(nullptr, size, executor, stream_), ACLNN_ERR_PARAM_NULLPTR);
+  ASSERT_GT(planned.size, 0u);
+  const auto before = planned.call.OutputBytes();
+  EXPECT_EQ(aclnnLayerNormBackward(nullptr, planned.size, planned.executor, stream_), ACLNN_ERR_PARAM_NULLPTR);
   ExpectMessageNaming("workspace");
-  EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_ERR_INNER);  // already freed
+  EXPECT_EQ(aclDestroyAclOpExecutor(planned.executor), ACLNN_ERR_INNER);  // already freed
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  EXPECT_EQ(call.OutputBytes(), before);
+  EXPECT_EQ(planned.call.OutputBytes(), before);
 }
 
 TEST_F(Phase2Test, TooSmallWorkspaceIsRejected) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  void *workspace = planned.workspace;
-  const auto before = call.OutputBytes();
-  EXPECT_EQ(aclnnLayerNormBackward(workspace, size - 1, executor, stream_), ACLNN_ERR_PARAM_INVALID);
+  const auto before = planned.call.OutputBytes();
+  EXPECT_EQ(aclnnLayerNormBackward(planned.workspace, planned.size - 1, planned.executor, stream_), ACLNN_ERR_PARAM_INVALID);
   ExpectMessageNaming("workspaceSize");
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  EXPECT_EQ(call.OutputBytes(), before);
+  EXPECT_EQ(planned.call.OutputBytes(), before);
 }
 
 TEST_F(Phase2Test, ExecutorIsSingleUse) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  void *workspace = planned.workspace;
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(planned.Launch(stream_), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  const auto after_first = call.OutputBytes();
-  EXPECT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_ERR_PARAM_INVALID);
+  const auto after_first = planned.call.OutputBytes();
+  EXPECT_EQ(planned.Launch(stream_), ACLNN_ERR_PARAM_INVALID);
   ExpectMessageNaming("not live");
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  EXPECT_EQ(call.OutputBytes(), after_first);
+  EXPECT_EQ(planned.call.OutputBytes(), after_first);
 }
 
 TEST_F(Phase2Test, ForeignHandleIsRejected) {
@@ -112,28 +104,23 @@ TEST_F(Phase2Test, RepeatableExecutorRunsUntilDestroyedAndSeesNewData) {
   CallSpec spec;
   spec.output_mask = {true, false, false};
   PlannedCall planned(spec, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  void *workspace = planned.workspace;
-  ASSERT_EQ(aclSetAclOpExecutorRepeatable(executor), ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(planned.executor), ACLNN_SUCCESS);
+  ASSERT_EQ(planned.Launch(stream_), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  const std::vector<double> first = call.grad_input()->Read();
+  const std::vector<double> first = planned.call.grad_input()->Read();
   // Reset the output: a second run must write it again, identically.
-  call.grad_input()->Write(std::vector<double>(first.size(), 0.0));
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
+  planned.call.grad_input()->Write(std::vector<double>(first.size(), 0.0));
+  ASSERT_EQ(planned.Launch(stream_), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  EXPECT_EQ(call.grad_input()->Read(), first);
-  EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
-  EXPECT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(planned.call.grad_input()->Read(), first);
+  EXPECT_EQ(aclDestroyAclOpExecutor(planned.executor), ACLNN_SUCCESS);
+  EXPECT_EQ(planned.Launch(stream_), ACLNN_ERR_PARAM_INVALID);
 }
 
 TEST_F(Phase2Test, UnrunExecutorCanBeDestroyed) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  aclOpExecutor *executor = planned.executor;
-  EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_SUCCESS);
-  EXPECT_EQ(aclDestroyAclOpExecutor(executor), ACLNN_ERR_INNER);
+  EXPECT_EQ(aclDestroyAclOpExecutor(planned.executor), ACLNN_SUCCESS);
+  EXPECT_EQ(aclDestroyAclOpExecutor(planned.executor), ACLNN_ERR_INNER);
 }
 
 TEST_F(Phase2Test, DescriptorsMayBeDestroyedAfterPhase1) {
@@ -142,12 +129,11 @@ TEST_F(Phase2Test, DescriptorsMayBeDestroyedAfterPhase1) {
   std::vector<double> results[2];
   for (int destroy_early = 0; destroy_early < 2; ++destroy_early) {
     PlannedCall planned(CallSpec{}, seed);
-    BuiltCall &call = planned.call;
-    if (destroy_early) call.DestroyDescriptors();
-    ASSERT_EQ(aclnnLayerNormBackward(planned.workspace, planned.size, planned.executor, stream_), ACLNN_SUCCESS);
+    if (destroy_early) planned.call.DestroyDescriptors();
+    ASSERT_EQ(planned.Launch(stream_), ACLNN_SUCCESS);
     ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-    results[destroy_early] = call.grad_input()->Read();
-    for (const double value : call.grad_weight()->Read()) results[destroy_early].push_back(value);
+    results[destroy_early] = planned.call.grad_input()->Read();
+    for (const double value : planned.call.grad_weight()->Read()) results[destroy_early].push_back(value);
     }
   EXPECT_EQ(results[0], results[1]);
   EXPECT_NE(results[0], std::vector<double>(results[0].size(), 0.0));
@@ -169,46 +155,34 @@ TEST_F(Phase2Test, AllFalseMaskSucceedsWithoutWorkspaceAndWritesNothing) {
 
 TEST_F(Phase2Test, SmallCallOnAnIdleStreamIsDoneWhenPhase2Returns) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  void *workspace = planned.workspace;
-  const auto before = call.OutputBytes();
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
-  EXPECT_NE(call.OutputBytes(), before);  // no synchronisation needed: it ran on this thread
+  const auto before = planned.call.OutputBytes();
+  ASSERT_EQ(planned.Launch(stream_), ACLNN_SUCCESS);
+  EXPECT_NE(planned.call.OutputBytes(), before);  // no synchronisation needed: it ran on this thread
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
 }
 
 TEST_F(Phase2Test, SmallCallWaitsItsTurnBehindQueuedWork) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  void *workspace = planned.workspace;
   auto gate = std::make_shared<std::promise<void>>();
   std::shared_future<void> opened = gate->get_future().share();
   ASSERT_EQ(aclhost::EnqueueOnStream(stream_, [opened] {
     opened.wait();
     return ACL_SUCCESS;
   }, "test"), ACL_SUCCESS);
-  const auto before = call.OutputBytes();
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, stream_), ACLNN_SUCCESS);
-  EXPECT_EQ(call.OutputBytes(), before);  // queued behind the blocked task, in stream order
+  const auto before = planned.call.OutputBytes();
+  ASSERT_EQ(planned.Launch(stream_), ACLNN_SUCCESS);
+  EXPECT_EQ(planned.call.OutputBytes(), before);  // queued behind the blocked task, in stream order
   gate->set_value();
   ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
-  EXPECT_NE(call.OutputBytes(), before);
+  EXPECT_NE(planned.call.OutputBytes(), before);
 }
 
 TEST_F(Phase2Test, DefaultStreamRunsWhenStreamIsNull) {
   PlannedCall planned(CallSpec{}, TestSeed());
-  BuiltCall &call = planned.call;
-  const uint64_t size = planned.size;
-  aclOpExecutor *executor = planned.executor;
-  void *workspace = planned.workspace;
-  const auto before = call.OutputBytes();
-  ASSERT_EQ(aclnnLayerNormBackward(workspace, size, executor, nullptr), ACLNN_SUCCESS);
+  const auto before = planned.call.OutputBytes();
+  ASSERT_EQ(planned.Launch(nullptr), ACLNN_SUCCESS);
   ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
-  EXPECT_NE(call.OutputBytes(), before);
+  EXPECT_NE(planned.call.OutputBytes(), before);
 }
 
 }  // namespace
