@@ -137,15 +137,4 @@ std::vector<double> RandomValues(size_t count, std::mt19937_64 &random, double s
   return values;
 }
 
-uint64_t TestSeed() {
-  static const uint64_t seed = [] {
-    const char *fixed = std::getenv("LNB_TEST_SEED");
-    const uint64_t chosen = fixed != nullptr ? std::strtoull(fixed, nullptr, 10)
-                                             : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::printf("LNB_TEST_SEED=%llu\n", static_cast<unsigned long long>(chosen));
-    return chosen;
-  }();
-  return seed;
-}
-
 }  // namespace lnb_test

@@ -8,6 +8,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
+#include "test_seed.h"
 
 namespace lnb_test {
 
@@ -61,7 +62,6 @@ class DeviceTensor {
 // Values for tests: normal(0, 1) scaled, never all zeros.
 std::vector<double> RandomValues(size_t count, std::mt19937_64 &random, double scale = 1.0, double shift = 0.0);
 
-// One seed per test process, printed so that a failure can be replayed (LNB_TEST_SEED=...).
-uint64_t TestSeed();
+using aclhost::testing::TestSeed;
 
 }  // namespace lnb_test

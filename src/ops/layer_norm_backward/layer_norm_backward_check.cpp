@@ -2,10 +2,13 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <vector>
 
+#include "acl/acl_base.h"
 #include "aclnn/opdev/op_errno.h"
 #include "runtime/error_log.h"
 #include "tensor/tensor.h"
+#include "tensor/view_overlap.h"
 
 namespace aclhost {
 namespace {
@@ -84,12 +87,19 @@ int64_t ProductOfDims(const std::vector<int64_t> &dims, size_t begin, size_t end
   return product;
 }
 
-// Step 17 (host-only): a tensor the call reads or writes must have an address unless empty.
+// Step 17 (host-only): a tensor the call reads or writes must have an address unless empty, and
+// one aligned to its element size (aclrtMalloc's always are), so that elements are whole values.
 aclnnStatus CheckAddress(const char *name, const aclTensor *tensor) {
-  if (tensor == nullptr || tensor->view.data != nullptr || tensor->view.NumElements() == 0) return ACLNN_SUCCESS;
-  ReportError(ErrorKind::kParameter, "%s: %s has %lld elements but a NULL data address; expected memory from aclrtMalloc",
-              kApi, name, static_cast<long long>(tensor->view.NumElements()));
-  return ACLNN_ERR_PARAM_NULLPTR;
+  if (tensor == nullptr || tensor->view.NumElements() == 0) return ACLNN_SUCCESS;
+  if (tensor->view.data == nullptr) {
+    ReportError(ErrorKind::kParameter, "%s: %s has %lld elements but a NULL data address; expected memory from aclrtMalloc",
+                kApi, name, static_cast<long long>(tensor->view.NumElements()));
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  const size_t element_size = aclDataTypeSize(tensor->view.dtype);
+  if (reinterpret_cast<uintptr_t>(tensor->view.data) % element_size == 0) return ACLNN_SUCCESS;
+  return Invalid("%s has data address %p, not aligned to its %zu-byte elements; expected an aligned address such as "
+                 "aclrtMalloc returns", name, tensor->view.data, element_size);
 }
 
 #define RETURN_IF_FAILED(expression)                  \
@@ -97,6 +107,42 @@ aclnnStatus CheckAddress(const char *name, const aclTensor *tensor) {
     const aclnnStatus status_ = (expression);         \
     if (status_ != ACLNN_SUCCESS) return status_;     \
   } while (0)
+
+struct NamedTensor {
+  const char *name;
+  const aclTensor *tensor;  // NULL: absent, nothing to compare
+  bool in_place_source;     // gradInputOut may be exactly this input
+};
+
+// Step 18 (host-only), for one output the call writes: its elements are distinct, it shares no
+// memory with another output, and none with an input, except that gradInputOut may be exactly
+// input or gradOut (each row is read before it is written).
+aclnnStatus CheckOutputMemory(const NamedTensor &output, const std::vector<NamedTensor> &earlier_outputs,
+                              const std::vector<NamedTensor> &inputs, bool is_grad_input) {
+  const TensorView &view = output.tensor->view;
+  const ViewOverlap self = CompareViewWithItself(view);
+  if (self != ViewOverlap::kDisjoint) {
+    return Invalid("%s reaches %s memory through more than one element (strides %s); expected an output view whose "
+                   "elements are distinct",
+                   output.name, self == ViewOverlap::kUnknown ? "possibly the same" : "the same",
+                   DimsToString(view.strides).c_str());
+  }
+  auto check_pair = [&](const NamedTensor &other, bool identical_allowed) {
+    const ViewOverlap overlap = CompareViewMemory(view, other.tensor->view);
+    if (overlap == ViewOverlap::kDisjoint || (overlap == ViewOverlap::kIdentical && identical_allowed)) {
+      return ACLNN_SUCCESS;
+    }
+    return Invalid("%s %s memory with %s; expected separate memory (only gradInputOut may be exactly input or "
+                   "gradOut, for in-place use)",
+                   output.name, overlap == ViewOverlap::kUnknown ? "cannot be proven not to share" : "shares",
+                   other.name);
+  };
+  for (const NamedTensor &other : earlier_outputs) RETURN_IF_FAILED(check_pair(other, false));
+  for (const NamedTensor &input : inputs) {
+    if (input.tensor != nullptr) RETURN_IF_FAILED(check_pair(input, is_grad_input && input.in_place_source));
+  }
+  return ACLNN_SUCCESS;
+}
 
 }  // namespace
 
@@ -199,6 +245,21 @@ aclnnStatus CheckLayerNormBackward(const LayerNormBackwardOperands &op, LayerNor
   if (computes || rows == 0) {
     if (mask[1]) RETURN_IF_FAILED(CheckAddress("gradWeightOut", op.grad_weight));
     if (mask[2]) RETURN_IF_FAILED(CheckAddress("gradBiasOut", op.grad_bias));
+  }
+
+  // Step 18: memory shared between what the call writes and anything else it touches.
+  std::vector<NamedTensor> inputs;
+  if (computes) {
+    inputs = {{"gradOut", op.grad_out, true}, {"input", op.input, true}, {"mean", op.mean, false},
+              {"rstd", op.rstd, false}, {"weightOptional", op.weight, false}};
+  }
+  std::vector<NamedTensor> outputs;
+  if (computes && mask[0]) outputs.push_back({"gradInputOut", op.grad_input, false});
+  if ((computes || rows == 0) && mask[1]) outputs.push_back({"gradWeightOut", op.grad_weight, false});
+  if ((computes || rows == 0) && mask[2]) outputs.push_back({"gradBiasOut", op.grad_bias, false});
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const std::vector<NamedTensor> earlier(outputs.begin(), outputs.begin() + k);
+    RETURN_IF_FAILED(CheckOutputMemory(outputs[k], earlier, inputs, outputs[k].tensor == op.grad_input));
   }
 
   shape->rows = rows;

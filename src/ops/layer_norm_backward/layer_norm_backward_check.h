@@ -30,7 +30,7 @@ struct LayerNormBackwardShape {
   bool want_grad_bias = false;
 };
 
-// Runs every check (steps 1-17); on failure reports a message and returns its status code.
+// Runs every check (steps 1-18); on failure reports a message and returns its status code.
 aclnnStatus CheckLayerNormBackward(const LayerNormBackwardOperands &operands, LayerNormBackwardShape *shape);
 
 }  // namespace aclhost

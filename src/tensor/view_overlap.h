@@ -1,0 +1,24 @@
+// Which bytes two tensor views share: the question behind "an output must not overlap an input,
+// another output, or itself". Views are lattices (offset + sum of index * stride), so the answer
+// is a bounded integer equation; it is solved exactly, with a work limit for pathological views.
+#pragma once
+
+#include "common/export.h"
+#include "tensor/tensor.h"
+
+namespace aclhost {
+
+enum class ViewOverlap {
+  kDisjoint,   // no byte in common (always so when either view is empty)
+  kIdentical,  // element i of one is element i of the other, same element size: in-place use
+  kShared,     // some byte is in both, and not as kIdentical
+  kUnknown,    // the search hit its work limit; callers treat it as shared
+};
+
+ACLHOST_EXPORT ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b);
+
+// kShared when two distinct indices of the view reach a common byte (a zero stride over a dim
+// larger than 1, or strides that interleave), kDisjoint when none do, kUnknown past the limit.
+ACLHOST_EXPORT ViewOverlap CompareViewWithItself(const TensorView &view);
+
+}  // namespace aclhost
