@@ -1,11 +1,14 @@
 #include "runtime/context.h"
 
 #include <cstdio>
+#include <new>
+#include <system_error>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "acl/acl.h"
+#include "acl/error_codes/rt_error_codes.h"
 #include "runtime/error_log.h"
 
 namespace aclhost {
@@ -103,8 +106,26 @@ aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller
     const aclError status = LookUpStream(handle, caller, &stream);
     if (status != ACL_SUCCESS) return status;
   }
-  stream->Enqueue(std::move(task), dispatch);
+  try {
+    stream->Enqueue(std::move(task), dispatch);
+  } catch (const std::bad_alloc &) {
+    ReportError(ErrorKind::kRuntime, "%s: out of memory queueing work on stream %p", caller, handle);
+    return ACL_ERROR_RT_MEMORY_ALLOCATION;
+  }
   return ACL_SUCCESS;
+}
+
+std::shared_ptr<Stream> CreateStream(const char *caller, aclError *status) {
+  try {
+    return std::make_shared<Stream>();
+  } catch (const std::bad_alloc &) {
+    ReportError(ErrorKind::kRuntime, "%s: out of memory creating a stream", caller);
+    *status = ACL_ERROR_RT_MEMORY_ALLOCATION;
+  } catch (const std::system_error &error) {
+    ReportError(ErrorKind::kRuntime, "%s: cannot start the stream's worker thread: %s", caller, error.what());
+    *status = ACL_ERROR_RT_RESOURCE_ALLOC_FAIL;
+  }
+  return nullptr;
 }
 
 }  // namespace aclhost
@@ -159,7 +180,10 @@ aclError aclrtSetDevice(int32_t deviceId) {
     ReportError(ErrorKind::kRuntime, "aclrtSetDevice: deviceId %d is out of range; expected 0 (aclrtGetDeviceCount reports %d)", deviceId, aclhost::kDeviceCount);
     return ACL_ERROR_RT_INVALID_DEVICEID;
   }
-  if (state.device_refcount == 0) state.default_stream = std::make_shared<aclhost::Stream>();
+  if (state.device_refcount == 0) {
+    state.default_stream = aclhost::CreateStream("aclrtSetDevice", &status);
+    if (!state.default_stream) return status;
+  }
   ++state.device_refcount;
   aclhost::selected_device_generation = state.device_generation;
   return ACL_SUCCESS;
@@ -217,9 +241,10 @@ aclError aclrtCreateStream(aclrtStream *stream) {
   }
   RuntimeState &state = GetRuntimeState();
   std::lock_guard<std::mutex> lock(state.mutex);
-  const aclError status = aclhost::CheckDeviceSelected("aclrtCreateStream");
+  aclError status = aclhost::CheckDeviceSelected("aclrtCreateStream");
   if (status != ACL_SUCCESS) return status;
-  auto created = std::make_shared<aclhost::Stream>();
+  std::shared_ptr<aclhost::Stream> created = aclhost::CreateStream("aclrtCreateStream", &status);
+  if (!created) return status;
   *stream = created.get();
   state.streams.emplace(created.get(), std::move(created));
   return ACL_SUCCESS;

@@ -39,6 +39,10 @@ aclError CheckDeviceSelected(const char *caller);
 // Resolves a stream handle (NULL = default stream) to a live stream.
 aclError LookUpStream(aclrtStream handle, const char *caller, std::shared_ptr<Stream> *stream);
 
+// A new stream with its worker thread; NULL (with a message and *status set) when memory or
+// threads run out.
+std::shared_ptr<Stream> CreateStream(const char *caller, aclError *status);
+
 // Waits for and drops every stream of the device context (the caller must not hold the lock).
 void ReleaseDeviceContext(std::unique_lock<std::mutex> &lock);
 

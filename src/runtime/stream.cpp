@@ -1,6 +1,10 @@
 #include "runtime/stream.h"
 
+#include <exception>
+#include <new>
 #include <utility>
+
+#include "acl/error_codes/rt_error_codes.h"
 
 #include "runtime/error_log.h"
 
@@ -19,20 +23,38 @@ Stream::~Stream() {
 
 void Stream::Enqueue(StreamTask task, Dispatch dispatch) {
   std::unique_lock<std::mutex> lock(mutex_);
-  ++enqueued_;
   if (dispatch == Dispatch::kInlineWhenIdle && queue_.empty() && !busy_) {
+    ++enqueued_;
     busy_ = true;
     lock.unlock();
     Execute(task);
     return;
   }
-  queue_.push_back(std::move(task));
+  queue_.push_back(std::move(task));  // may throw; counted only once it is in
+  ++enqueued_;
   lock.unlock();
   work_ready_.notify_one();
 }
 
+namespace {
+
+// A task that throws fails like one that returns an error: the worker survives, the stream goes on.
+aclError RunGuarded(StreamTask &task) {
+  try {
+    return task();
+  } catch (const std::bad_alloc &) {
+    ReportError(ErrorKind::kRuntime, "queued work ran out of memory");
+    return ACL_ERROR_RT_MEMORY_ALLOCATION;
+  } catch (const std::exception &error) {
+    ReportError(ErrorKind::kInternal, "queued work failed: %s", error.what());
+    return ACL_ERROR_RT_INTERNAL_ERROR;
+  }
+}
+
+}  // namespace
+
 void Stream::Execute(StreamTask &task) {
-  const aclError result = task();
+  const aclError result = RunGuarded(task);
   std::string messages = result == ACL_SUCCESS ? std::string() : TakePendingErrors();
   task = nullptr;  // release what the task captured before reporting completion
   bool wake_synchronizers, wake_worker;

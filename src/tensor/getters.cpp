@@ -1,4 +1,6 @@
 // Getters and array objects of acl_meta.h.
+#include <exception>
+#include <memory>
 #include <new>
 
 #include "aclnn/opdev/op_errno.h"
@@ -29,13 +31,15 @@ aclnnStatus CopyArrayOut(const char *caller, const std::vector<int64_t> &values,
 // Copies size values (none when value is NULL) into a new array object.
 template <typename Array, typename Value>
 Array *CreateArray(const char *caller, const Value *value, uint64_t size) {
-  Array *array = new (std::nothrow) Array;
-  if (array == nullptr) {
-    ReportError(ErrorKind::kInternal, "%s: out of memory", caller);
+  try {
+    auto array = std::make_unique<Array>();
+    if (value != nullptr) array->values.assign(value, value + size);
+    return array.release();
+  } catch (const std::exception &) {  // bad_alloc, or length_error for an absurd size
+    ReportError(ErrorKind::kInternal, "%s: cannot hold %llu values: out of memory", caller,
+                static_cast<unsigned long long>(size));
     return nullptr;
   }
-  if (value != nullptr) array->values.assign(value, value + size);
-  return array;
 }
 
 template <typename Array>

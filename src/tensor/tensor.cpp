@@ -1,6 +1,8 @@
 #include "tensor/tensor.h"
 
+#include <exception>
 #include <limits>
+#include <memory>
 #include <new>
 
 #include "runtime/error_log.h"
@@ -118,55 +120,58 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     return nullptr;
   }
 
-  std::vector<int64_t> strides(viewDims, viewDims + viewDimsNum);
-  if (stride != nullptr) {
-    for (uint64_t d = 0; d < viewDimsNum; ++d) {
-      if (stride[d] < 0) return aclhost::RejectTensor("stride[%lld] is %lld; expected a non-negative element stride", static_cast<int64_t>(d), stride[d]);
-      strides[d] = stride[d];
-    }
-  } else {
-    int64_t running = 1;
-    for (uint64_t d = viewDimsNum; d-- > 0;) {
-      strides[d] = running;
-      if (!aclhost::MultiplyChecked(running, viewDims[d] > 0 ? viewDims[d] : 1, &running)) {
-        return aclhost::RejectTensor("contiguous strides overflow int64 at dim %lld (size %lld)", static_cast<int64_t>(d), viewDims[d]);
+  // Copies of caller arrays: an absurd viewDimsNum must fail, not throw through the C API.
+  try {
+    std::vector<int64_t> strides(viewDims, viewDims + viewDimsNum);
+    if (stride != nullptr) {
+      for (uint64_t d = 0; d < viewDimsNum; ++d) {
+        if (stride[d] < 0) return aclhost::RejectTensor("stride[%lld] is %lld; expected a non-negative element stride", static_cast<int64_t>(d), stride[d]);
+        strides[d] = stride[d];
+      }
+    } else {
+      int64_t running = 1;
+      for (uint64_t d = viewDimsNum; d-- > 0;) {
+        strides[d] = running;
+        if (!aclhost::MultiplyChecked(running, viewDims[d] > 0 ? viewDims[d] : 1, &running)) {
+          return aclhost::RejectTensor("contiguous strides overflow int64 at dim %lld (size %lld)", static_cast<int64_t>(d), viewDims[d]);
+        }
       }
     }
-  }
 
-  // The last element the view can address must lie inside the storage.
-  if (view_count > 0) {
-    int64_t last = offset;
-    for (uint64_t d = 0; d < viewDimsNum; ++d) {
-      int64_t reach = 0;
-      if (!aclhost::MultiplyChecked(viewDims[d] - 1, strides[d], &reach) || !aclhost::AddChecked(last, reach, &last)) {
-        return aclhost::RejectTensor("the view overflows int64 at dim %lld (stride %lld)", static_cast<int64_t>(d), strides[d]);
+    // The last element the view can address must lie inside the storage.
+    if (view_count > 0) {
+      int64_t last = offset;
+      for (uint64_t d = 0; d < viewDimsNum; ++d) {
+        int64_t reach = 0;
+        if (!aclhost::MultiplyChecked(viewDims[d] - 1, strides[d], &reach) || !aclhost::AddChecked(last, reach, &last)) {
+          return aclhost::RejectTensor("the view overflows int64 at dim %lld (stride %lld)", static_cast<int64_t>(d), strides[d]);
+        }
       }
+      if (last >= storage_count) {
+        ReportError(ErrorKind::kParameter,
+                    "aclCreateTensor: the view reaches element %lld but the storage holds %lld elements; expected offset "
+                    "and strides to stay inside storageDims",
+                    static_cast<long long>(last), static_cast<long long>(storage_count));
+        return nullptr;
+      }
+    } else if (offset > storage_count) {
+      return aclhost::RejectTensor("the empty view starts at offset %lld past a storage of %lld elements", offset, storage_count);
     }
-    if (last >= storage_count) {
-      ReportError(ErrorKind::kParameter,
-                  "aclCreateTensor: the view reaches element %lld but the storage holds %lld elements; expected offset "
-                  "and strides to stay inside storageDims",
-                  static_cast<long long>(last), static_cast<long long>(storage_count));
-      return nullptr;
-    }
-  } else if (offset > storage_count) {
-    return aclhost::RejectTensor("the empty view starts at offset %lld past a storage of %lld elements", offset, storage_count);
-  }
 
-  aclTensor *tensor = new (std::nothrow) aclTensor;
-  if (tensor == nullptr) {
-    ReportError(ErrorKind::kInternal, "aclCreateTensor: out of memory");
+    auto tensor = std::make_unique<aclTensor>();
+    tensor->view.dtype = dataType;
+    tensor->view.dims.assign(viewDims, viewDims + viewDimsNum);
+    tensor->view.strides = std::move(strides);
+    tensor->view.offset = offset;
+    tensor->view.data = tensorData;
+    tensor->storage_dims.assign(storageDims, storageDims + storageDimsNum);
+    tensor->format = format;
+    return tensor.release();
+  } catch (const std::exception &) {  // bad_alloc, or length_error for an absurd viewDimsNum
+    ReportError(ErrorKind::kInternal, "aclCreateTensor: out of memory for %llu dims",
+                static_cast<unsigned long long>(viewDimsNum));
     return nullptr;
   }
-  tensor->view.dtype = dataType;
-  tensor->view.dims.assign(viewDims, viewDims + viewDimsNum);
-  tensor->view.strides = std::move(strides);
-  tensor->view.offset = offset;
-  tensor->view.data = tensorData;
-  tensor->storage_dims.assign(storageDims, storageDims + storageDimsNum);
-  tensor->format = format;
-  return tensor;
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {

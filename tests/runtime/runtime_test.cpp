@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <cstdint>
 #include <cstdio>
 #include <future>
@@ -254,6 +256,28 @@ TEST_F(RuntimeTest, SynchronizeReportsQueuedFailureOnceAndTheStreamGoesOn) {
   EXPECT_NE(TakeMessage().find("aclrtSynchronizeStream"), std::string::npos);
   EXPECT_EQ(byte, 3);  // later work still ran
   EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+}
+
+// The fault path: queued work whose allocation fails (a task that throws std::bad_alloc, as
+// operator new does) or that throws anything else fails with a code at the next
+// synchronisation; the worker survives and the stream keeps working.
+TEST_F(RuntimeTest, QueuedWorkThatThrowsFailsAtSynchronizeAndTheStreamGoesOn) {
+  ASSERT_EQ(aclhost::EnqueueOnStream(stream_, []() -> aclError { throw std::bad_alloc(); }, "test"), ACL_SUCCESS);
+  char byte = 0;
+  ASSERT_EQ(aclrtMemsetAsync(&byte, 1, 4, 1, stream_), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_MEMORY_ALLOCATION);
+  EXPECT_NE(TakeMessage().find("out of memory"), std::string::npos);
+  EXPECT_EQ(byte, 4);
+
+  ASSERT_EQ(aclhost::EnqueueOnStream(stream_, []() -> aclError { throw std::runtime_error("disk on fire"); }, "test"),
+            ACL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_INTERNAL_ERROR);
+  EXPECT_NE(TakeMessage().find("disk on fire"), std::string::npos);
+
+  ASSERT_EQ(aclrtMemsetAsync(&byte, 1, 5, 1, stream_), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(byte, 5);
+  EXPECT_EQ(TakeMessage(), "");
 }
 
 TEST_F(RuntimeTest, DefaultStreamIsNull) {

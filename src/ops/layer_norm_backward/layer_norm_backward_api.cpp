@@ -58,18 +58,19 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(const aclTensor *gradOut, con
   const aclnnStatus status = aclhost::CheckLayerNormBackward(operands, &shape);
   if (status != ACLNN_SUCCESS) return status;
 
-  std::unique_ptr<aclOpExecutor> created(new (std::nothrow) aclOpExecutor);
-  if (created == nullptr) {
+  try {
+    auto created = std::make_unique<aclOpExecutor>();
+    auto plan = std::make_shared<const aclhost::LayerNormBackwardPlan>(aclhost::MakeLayerNormBackwardPlan(operands, shape));
+    created->workspace_size = plan->workspace_size;
+    created->launch = aclhost::MakeLaunch(std::move(plan));
+    const uint64_t size = created->workspace_size;
+    *executor = aclhost::RegisterExecutor(std::move(created));
+    *workspaceSize = size;
+    return ACLNN_SUCCESS;
+  } catch (const std::bad_alloc &) {
     aclhost::ReportError(ErrorKind::kInternal, "%s: out of memory creating the executor", aclhost::kPhase1);
     return ACLNN_ERR_INNER_CREATE_EXECUTOR;
   }
-  auto plan = std::make_shared<const aclhost::LayerNormBackwardPlan>(aclhost::MakeLayerNormBackwardPlan(operands, shape));
-  created->workspace_size = plan->workspace_size;
-  created->launch = aclhost::MakeLaunch(std::move(plan));
-  const uint64_t size = created->workspace_size;
-  *executor = aclhost::RegisterExecutor(std::move(created));
-  *workspaceSize = size;
-  return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclnnLayerNormBackward(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
