@@ -135,11 +135,42 @@ bool ResultsMatch(const ArenaCallSpec &spec, const std::vector<double> (&inputs)
   const size_t begin = input.dims.size() - spec.normalized_shape.size();
   const int64_t rows = CountOf(std::vector<int64_t>(input.dims.begin(), input.dims.begin() + begin));
   const int64_t cols = CountOf(spec.normalized_shape);
+  if (!spec.mask[0] && !spec.mask[1] && !spec.mask[2]) return true;  // nothing computed, nothing to compare
   const bool has_weight = spec.operands[kWeight].present;
+  const size_t elements = static_cast<size_t>(rows * cols);
+  if (elements == 0) {  // nothing read; gradWeight and gradBias are zeros when there are no rows
+    const std::vector<double> zeros(static_cast<size_t>(cols), 0.0);
+    for (int k = 1; k < 3; ++k) {
+      if (spec.mask[k] && ReadView(spec.operands[kGradInput + k], arena) != zeros) {
+        *failure = std::string(OperandName(kGradInput + k)) + " is not all zeros for an empty input";
+        return false;
+      }
+    }
+    return true;
+  }
+  if (inputs[kGradOut].size() != elements || inputs[kInput].size() != elements ||
+      inputs[kMean].size() != static_cast<size_t>(rows) || inputs[kRstd].size() != static_cast<size_t>(rows) ||
+      (has_weight && inputs[kWeight].size() != static_cast<size_t>(cols))) {
+    *failure = "the call was accepted although an input it reads has no data or another element count";
+    return false;
+  }
+  // Inputs written over each other in different dtypes read back as arbitrary bits: NaN, Inf or
+  // 1e38, where float32 and long double legitimately part ways. Only the bytes are judged then.
+  for (const int k : {kGradOut, kInput, kMean, kRstd, kWeight}) {
+    for (const double value : inputs[k]) {
+      if (!(std::fabs(value) <= 1e4)) return true;
+    }
+  }
   const reference::LayerNormBackwardResult want = reference::LayerNormBackward(
       inputs[kGradOut], inputs[kInput], inputs[kMean], inputs[kRstd],
       has_weight ? inputs[kWeight] : std::vector<double>{}, rows, cols);
   const std::vector<double> *expected[] = {&want.grad_input, &want.grad_weight, &want.grad_bias};
+  // So are results beyond what FLOAT16 holds comfortably (they overflow there by right).
+  for (const std::vector<double> *values : expected) {
+    for (const double value : *values) {
+      if (!(std::fabs(value) <= 1e4)) return true;
+    }
+  }
   const std::vector<double> *magnitude[] = {&want.grad_input_magnitude, &want.grad_weight_magnitude,
                                             &want.grad_bias_magnitude};
   for (int k = 0; k < 3; ++k) {
@@ -165,6 +196,29 @@ const char *OperandName(int operand) {
                                                     "rstd",           "weightOptional", "biasOptional",
                                                     "gradInputOut",   "gradWeightOut",  "gradBiasOut"};
   return operand >= 0 && operand < kOperandCount ? kNames[operand] : "?";
+}
+
+std::string Describe(const ArenaCallSpec &spec) {
+  auto list = [](const std::vector<int64_t> &values) {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+    return text + "]";
+  };
+  std::string text;
+  for (int k = 0; k < kOperandCount; ++k) {
+    const Placement &p = spec.operands[k];
+    text += std::string(OperandName(k)) + ": ";
+    if (!p.present) {
+      text += "absent\n";
+      continue;
+    }
+    text += "dtype " + std::to_string(p.dtype) + " dims " + list(p.dims) + " strides " + list(StridesOf(p)) +
+            " view_offset " + std::to_string(p.view_offset) + " byte_offset " + std::to_string(p.byte_offset) +
+            (p.null_data ? " NULL data" : "") + "\n";
+  }
+  return text + "normalizedShape " + list(spec.normalized_shape) + " mask " + std::to_string(spec.mask[0]) +
+         std::to_string(spec.mask[1]) + std::to_string(spec.mask[2]) + " arena " + std::to_string(spec.arena_bytes) +
+         " bytes\n";
 }
 
 int64_t EndOf(const ArenaCallSpec &spec, int operand) {

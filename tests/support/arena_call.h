@@ -38,6 +38,8 @@ struct ArenaCallSpec {
 
 // The default: input [rows, cols] over the last dim, every operand dense, FLOAT, side by side.
 ArenaCallSpec SeparateOperands(int64_t rows, int64_t cols);
+// One line per operand (dtype, dims, strides, offsets), the normalized shape and the mask.
+std::string Describe(const ArenaCallSpec &spec);
 // The element-aligned arena offset just past the end of operand's storage.
 int64_t EndOf(const ArenaCallSpec &spec, int operand);
 
