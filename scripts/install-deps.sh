@@ -10,6 +10,9 @@ packages=(
   libgtest-dev   # GoogleTest
   libhwy-dev     # Google Highway: one SIMD kernel source, every target, chosen at run time
   libbenchmark-dev  # Google Benchmark for bench/
+  clang          # the asan preset: sanitizers and libFuzzer
+  libclang-rt-14-dev  # clang's sanitizer and libFuzzer runtimes
+  libomp-14-dev  # OpenMP for clang builds
 )
 missing=()
 for package in "${packages[@]}"; do

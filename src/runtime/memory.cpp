@@ -62,7 +62,16 @@ aclError Release(const char *caller, void *pointer, bool device) {
 }
 
 // The checks aclrtMemcpy and aclrtMemcpyAsync share, in upstream order (count 0 wins).
-aclError CheckMemcpy(const char *caller, void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
+// The kind as the caller's int: a C caller may pass any value, and a C++ load of an out-of-range
+// enum value is undefined, so it is read as bytes, never as the enum.
+int RawKind(const aclrtMemcpyKind &kind) {
+  int raw;
+  static_assert(sizeof raw == sizeof kind, "aclrtMemcpyKind is passed as an int");
+  std::memcpy(&raw, &kind, sizeof raw);
+  return raw;
+}
+
+aclError CheckMemcpy(const char *caller, void *dst, size_t destMax, const void *src, size_t count, int kind) {
   if (dst == nullptr) {
     ReportError(ErrorKind::kRuntime, "%s: dst is NULL; expected a destination address", caller);
     return ACL_ERROR_INVALID_PARAM;
@@ -72,7 +81,7 @@ aclError CheckMemcpy(const char *caller, void *dst, size_t destMax, const void *
     return ACL_ERROR_INVALID_PARAM;
   }
   if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > kLastAcceptedMemcpyKind) {
-    ReportError(ErrorKind::kRuntime, "%s: kind %d is not a supported aclrtMemcpyKind; expected 0..%d", caller, static_cast<int>(kind), kLastAcceptedMemcpyKind);
+    ReportError(ErrorKind::kRuntime, "%s: kind %d is not a supported aclrtMemcpyKind; expected 0..%d", caller, kind, kLastAcceptedMemcpyKind);
     return ACL_ERROR_INVALID_PARAM;
   }
   if (count > destMax) {
@@ -121,7 +130,7 @@ aclError aclrtFreeHost(void *hostPtr) { return aclhost::Release("aclrtFreeHost",
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
   if (count == 0) return ACL_SUCCESS;
-  aclError status = aclhost::CheckMemcpy("aclrtMemcpy", dst, destMax, src, count, kind);
+  aclError status = aclhost::CheckMemcpy("aclrtMemcpy", dst, destMax, src, count, aclhost::RawKind(kind));
   if (status != ACL_SUCCESS) return status;
   status = aclhost::CheckRuntimeInitialised("aclrtMemcpy");
   if (status != ACL_SUCCESS) return status;
@@ -132,7 +141,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
   if (count == 0) return ACL_SUCCESS;
-  const aclError status = aclhost::CheckMemcpy("aclrtMemcpyAsync", dst, destMax, src, count, kind);
+  const aclError status = aclhost::CheckMemcpy("aclrtMemcpyAsync", dst, destMax, src, count, aclhost::RawKind(kind));
   if (status != ACL_SUCCESS) return status;
   return aclhost::EnqueueOnStream(stream, [dst, src, count] {
     if (dst != src) std::memmove(dst, src, count);

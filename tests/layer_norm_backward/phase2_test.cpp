@@ -123,6 +123,16 @@ TEST_F(Phase2Test, UnrunExecutorCanBeDestroyed) {
   EXPECT_EQ(aclDestroyAclOpExecutor(planned.executor), ACLNN_ERR_INNER);
 }
 
+TEST_F(Phase2Test, DestroyedExecutorIsRejectedAndWritesNothing) {
+  PlannedCall planned(CallSpec{}, TestSeed());
+  const auto before = planned.call.OutputBytes();
+  ASSERT_EQ(aclDestroyAclOpExecutor(planned.executor), ACLNN_SUCCESS);
+  EXPECT_EQ(planned.Launch(stream_), ACLNN_ERR_PARAM_INVALID);
+  ExpectMessageNaming("not live");
+  EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(planned.call.OutputBytes(), before);
+}
+
 TEST_F(Phase2Test, DescriptorsMayBeDestroyedAfterPhase1) {
   // The same inputs twice: once with the descriptors alive, once destroyed before phase 2.
   const uint64_t seed = TestSeed();

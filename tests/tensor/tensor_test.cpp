@@ -116,7 +116,8 @@ INSTANTIATE_TEST_SUITE_P(
                       RejectedView{"stride_past_storage", {2, 2}, {63, 1}, 0, 64, "storage"},
                       RejectedView{"reach_overflows", {3, 2}, {INT64_MAX / 2 + 1, 1}, 0, 64, "overflows"},
                       RejectedView{"empty_view_offset_past_end", {0}, {}, 65, 64, "offset"},
-                      RejectedView{"negative_storage_dim", {1}, {}, 0, -4, "storageDims[0]"}),
+                      RejectedView{"negative_storage_dim", {1}, {}, 0, -4, "storageDims[0]"},
+                      RejectedView{"storage_bytes_overflow", {1}, {}, 0, 1LL << 62, "overflows"}),
     [](const ::testing::TestParamInfo<RejectedView> &info) { return std::string(info.param.name); });
 
 TEST(TensorCreate, NullArraysWithCounts) {
