@@ -2,12 +2,13 @@
 #include <cmath>
 
 #include "acl/acl_base.h"
+#include "common/caller_enum.h"
 #include "common/float_convert.h"
 
 extern "C" {
 
 size_t aclDataTypeSize(aclDataType dataType) {
-  switch (dataType) {
+  switch (aclhost::CallerInt(dataType)) {
     case ACL_DT_UNDEFINED:
     case ACL_STRING: return 0;
     case ACL_INT8:

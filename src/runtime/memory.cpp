@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "acl/acl.h"
+#include "common/caller_enum.h"
 #include "runtime/context.h"
 #include "runtime/error_log.h"
 
@@ -62,15 +63,6 @@ aclError Release(const char *caller, void *pointer, bool device) {
 }
 
 // The checks aclrtMemcpy and aclrtMemcpyAsync share, in upstream order (count 0 wins).
-// The kind as the caller's int: a C caller may pass any value, and a C++ load of an out-of-range
-// enum value is undefined, so it is read as bytes, never as the enum.
-int RawKind(const aclrtMemcpyKind &kind) {
-  int raw;
-  static_assert(sizeof raw == sizeof kind, "aclrtMemcpyKind is passed as an int");
-  std::memcpy(&raw, &kind, sizeof raw);
-  return raw;
-}
-
 aclError CheckMemcpy(const char *caller, void *dst, size_t destMax, const void *src, size_t count, int kind) {
   if (dst == nullptr) {
     ReportError(ErrorKind::kRuntime, "%s: dst is NULL; expected a destination address", caller);
@@ -130,7 +122,7 @@ aclError aclrtFreeHost(void *hostPtr) { return aclhost::Release("aclrtFreeHost",
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind) {
   if (count == 0) return ACL_SUCCESS;
-  aclError status = aclhost::CheckMemcpy("aclrtMemcpy", dst, destMax, src, count, aclhost::RawKind(kind));
+  aclError status = aclhost::CheckMemcpy("aclrtMemcpy", dst, destMax, src, count, aclhost::CallerInt(kind));
   if (status != ACL_SUCCESS) return status;
   status = aclhost::CheckRuntimeInitialised("aclrtMemcpy");
   if (status != ACL_SUCCESS) return status;
@@ -141,7 +133,7 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
   if (count == 0) return ACL_SUCCESS;
-  const aclError status = aclhost::CheckMemcpy("aclrtMemcpyAsync", dst, destMax, src, count, aclhost::RawKind(kind));
+  const aclError status = aclhost::CheckMemcpy("aclrtMemcpyAsync", dst, destMax, src, count, aclhost::CallerInt(kind));
   if (status != ACL_SUCCESS) return status;
   return aclhost::EnqueueOnStream(stream, [dst, src, count] {
     if (dst != src) std::memmove(dst, src, count);

@@ -4,7 +4,9 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <utility>
 
+#include "common/caller_enum.h"
 #include "runtime/error_log.h"
 
 namespace aclhost {
@@ -105,6 +107,13 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   if (storageDims == nullptr && storageDimsNum > 0) {
     ReportError(ErrorKind::kParameter, "aclCreateTensor: storageDims is NULL but storageDimsNum is %llu", static_cast<unsigned long long>(storageDimsNum));
     return nullptr;
+  }
+  for (const auto &[name, value] : {std::pair{"dataType", aclhost::CallerInt(dataType)},
+                                    std::pair{"format", aclhost::CallerInt(format)}}) {
+    if (value < aclhost::kLowestAclEnumValue || value > aclhost::kHighestAclEnumValue) {
+      ReportError(ErrorKind::kParameter, "aclCreateTensor: %s is %d; expected a value of its enum", name, value);
+      return nullptr;
+    }
   }
   const int64_t view_count = aclhost::CountElements(viewDims, viewDimsNum, "viewDims");
   if (view_count < 0) return nullptr;

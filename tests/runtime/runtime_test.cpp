@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "c_caller.h"
 #include "runtime/stream.h"
 
 namespace {
@@ -102,7 +103,13 @@ TEST(RuntimeInit, CallsBeforeInitAndAfterFinalizeFail) {
   ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   ASSERT_EQ(aclrtMalloc(&memory, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
-  // The caller forgets stream and memory: aclFinalize releases both.
+  void *host_memory = nullptr;
+  ASSERT_EQ(aclrtMallocHost(&host_memory, 64), ACL_SUCCESS);
+  aclrtEvent event = nullptr;
+  ASSERT_EQ(aclrtCreateEvent(&event), ACL_SUCCESS);
+  ASSERT_EQ(aclrtRecordEvent(event, stream), ACL_SUCCESS);
+  // The caller forgets stream, event and memory: aclFinalize releases them all (LeakSanitizer
+  // checks this in the asan build).
   ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
   EXPECT_EQ(aclrtCreateStream(&stream), ACL_ERROR_UNINITIALIZE);
   EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_UNINITIALIZE);
@@ -367,6 +374,25 @@ TEST_F(RuntimeTest, ErrorMessagesArePerThreadAndDrainOnRead) {
   EXPECT_NE(message.find("aclrtFree"), std::string::npos);
   EXPECT_EQ(message.find("aclrtGetDeviceCount"), std::string::npos);
   EXPECT_EQ(aclGetRecentErrMsg(), nullptr);  // nothing new since the last read
+}
+
+// A C caller may pass any int as an enum: refused with a code and a message, never undefined
+// behaviour inside the library.
+TEST(CCallers, EnumArgumentsOutsideTheirRange) {
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  for (const int kind : {-1, 6, 1000, -70000}) {
+    EXPECT_EQ(CCallerMemcpyStatus(kind), ACL_ERROR_INVALID_PARAM) << kind;
+    EXPECT_NE(TakeMessage().find("kind"), std::string::npos);
+  }
+  EXPECT_EQ(CCallerMemcpyStatus(ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+  EXPECT_EQ(CCallerDataTypeSize(1000), 8u);  // the runtime's table: 8 for values it does not know
+  EXPECT_EQ(CCallerDataTypeSize(ACL_BF16), 2u);
+  EXPECT_EQ(CCallerCreatesTensor(1000, ACL_FORMAT_ND), 0);
+  EXPECT_NE(TakeMessage().find("dataType"), std::string::npos);
+  EXPECT_EQ(CCallerCreatesTensor(ACL_FLOAT, -5000), 0);
+  EXPECT_NE(TakeMessage().find("format"), std::string::npos);
+  EXPECT_EQ(CCallerCreatesTensor(5, 63), 1);  // no enumerator, but within the enums' range
 }
 
 TEST(RuntimeHelpers, DataTypeSizesAndHalfConversions) {
