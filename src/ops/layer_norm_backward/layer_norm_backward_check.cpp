@@ -1,14 +1,11 @@
 #include "ops/layer_norm_backward/layer_norm_backward_check.h"
 
-#include <cstdarg>
-#include <cstdio>
 #include <vector>
 
-#include "acl/acl_base.h"
 #include "aclnn/opdev/op_errno.h"
+#include "ops/common/operand_checks.h"
 #include "runtime/error_log.h"
 #include "tensor/tensor.h"
-#include "tensor/view_overlap.h"
 
 namespace aclhost {
 namespace {
@@ -16,16 +13,8 @@ namespace {
 constexpr const char *kApi = "aclnnLayerNormBackwardGetWorkspaceSize";
 constexpr size_t kMaxRank = 8;
 
-aclnnStatus Invalid(const char *format, ...) __attribute__((format(printf, 1, 2)));
-aclnnStatus Invalid(const char *format, ...) {
-  char text[900];
-  va_list args;
-  va_start(args, format);
-  vsnprintf(text, sizeof text, format, args);
-  va_end(args);
-  ReportError(ErrorKind::kParameter, "%s: %s", kApi, text);
-  return ACLNN_ERR_PARAM_INVALID;
-}
+// Every message names this function first.
+#define Invalid(...) InvalidParameter(kApi, __VA_ARGS__)
 
 aclnnStatus NullParameter(const char *name, const char *why) {
   ReportError(ErrorKind::kParameter, "%s: %s is NULL; expected %s", kApi, name, why);
@@ -87,62 +76,11 @@ int64_t ProductOfDims(const std::vector<int64_t> &dims, size_t begin, size_t end
   return product;
 }
 
-// Step 17 (host-only): a tensor the call reads or writes must have an address unless empty, and
-// one aligned to its element size (aclrtMalloc's always are), so that elements are whole values.
-aclnnStatus CheckAddress(const char *name, const aclTensor *tensor) {
-  if (tensor == nullptr || tensor->view.NumElements() == 0) return ACLNN_SUCCESS;
-  if (tensor->view.data == nullptr) {
-    ReportError(ErrorKind::kParameter, "%s: %s has %lld elements but a NULL data address; expected memory from aclrtMalloc",
-                kApi, name, static_cast<long long>(tensor->view.NumElements()));
-    return ACLNN_ERR_PARAM_NULLPTR;
-  }
-  const size_t element_size = aclDataTypeSize(tensor->view.dtype);
-  if (reinterpret_cast<uintptr_t>(tensor->view.data) % element_size == 0) return ACLNN_SUCCESS;
-  return Invalid("%s has data address %p, not aligned to its %zu-byte elements; expected an aligned address such as "
-                 "aclrtMalloc returns", name, tensor->view.data, element_size);
-}
-
 #define RETURN_IF_FAILED(expression)                  \
   do {                                                \
     const aclnnStatus status_ = (expression);         \
     if (status_ != ACLNN_SUCCESS) return status_;     \
   } while (0)
-
-struct NamedTensor {
-  const char *name;
-  const aclTensor *tensor;  // NULL: absent, nothing to compare
-  bool in_place_source;     // gradInputOut may be exactly this input
-};
-
-// Step 18 (host-only), for one output the call writes: its elements are distinct, it shares no
-// memory with another output, and none with an input, except that gradInputOut may be exactly
-// input or gradOut (each row is read before it is written).
-aclnnStatus CheckOutputMemory(const NamedTensor &output, const std::vector<NamedTensor> &earlier_outputs,
-                              const std::vector<NamedTensor> &inputs, bool is_grad_input) {
-  const TensorView &view = output.tensor->view;
-  const ViewOverlap self = CompareViewWithItself(view);
-  if (self != ViewOverlap::kDisjoint) {
-    return Invalid("%s reaches %s memory through more than one element (strides %s); expected an output view whose "
-                   "elements are distinct",
-                   output.name, self == ViewOverlap::kUnknown ? "possibly the same" : "the same",
-                   DimsToString(view.strides).c_str());
-  }
-  auto check_pair = [&](const NamedTensor &other, bool identical_allowed) {
-    const ViewOverlap overlap = CompareViewMemory(view, other.tensor->view);
-    if (overlap == ViewOverlap::kDisjoint || (overlap == ViewOverlap::kIdentical && identical_allowed)) {
-      return ACLNN_SUCCESS;
-    }
-    return Invalid("%s %s memory with %s; expected separate memory (only gradInputOut may be exactly input or "
-                   "gradOut, for in-place use)",
-                   output.name, overlap == ViewOverlap::kUnknown ? "cannot be proven not to share" : "shares",
-                   other.name);
-  };
-  for (const NamedTensor &other : earlier_outputs) RETURN_IF_FAILED(check_pair(other, false));
-  for (const NamedTensor &input : inputs) {
-    if (input.tensor != nullptr) RETURN_IF_FAILED(check_pair(input, is_grad_input && input.in_place_source));
-  }
-  return ACLNN_SUCCESS;
-}
 
 }  // namespace
 
@@ -235,16 +173,16 @@ aclnnStatus CheckLayerNormBackward(const LayerNormBackwardOperands &op, LayerNor
   const bool any_output = mask[0] || mask[1] || mask[2];
   const bool computes = any_output && rows > 0 && cols > 0;
   if (computes) {
-    RETURN_IF_FAILED(CheckAddress("gradOut", op.grad_out));
-    RETURN_IF_FAILED(CheckAddress("input", op.input));
-    RETURN_IF_FAILED(CheckAddress("mean", op.mean));
-    RETURN_IF_FAILED(CheckAddress("rstd", op.rstd));
-    RETURN_IF_FAILED(CheckAddress("weightOptional", op.weight));
-    if (mask[0]) RETURN_IF_FAILED(CheckAddress("gradInputOut", op.grad_input));
+    RETURN_IF_FAILED(CheckAddress(kApi, "gradOut", op.grad_out));
+    RETURN_IF_FAILED(CheckAddress(kApi, "input", op.input));
+    RETURN_IF_FAILED(CheckAddress(kApi, "mean", op.mean));
+    RETURN_IF_FAILED(CheckAddress(kApi, "rstd", op.rstd));
+    RETURN_IF_FAILED(CheckAddress(kApi, "weightOptional", op.weight));
+    if (mask[0]) RETURN_IF_FAILED(CheckAddress(kApi, "gradInputOut", op.grad_input));
   }
   if (computes || rows == 0) {
-    if (mask[1]) RETURN_IF_FAILED(CheckAddress("gradWeightOut", op.grad_weight));
-    if (mask[2]) RETURN_IF_FAILED(CheckAddress("gradBiasOut", op.grad_bias));
+    if (mask[1]) RETURN_IF_FAILED(CheckAddress(kApi, "gradWeightOut", op.grad_weight));
+    if (mask[2]) RETURN_IF_FAILED(CheckAddress(kApi, "gradBiasOut", op.grad_bias));
   }
 
   // Step 18: memory shared between what the call writes and anything else it touches.
@@ -257,10 +195,7 @@ aclnnStatus CheckLayerNormBackward(const LayerNormBackwardOperands &op, LayerNor
   if (computes && mask[0]) outputs.push_back({"gradInputOut", op.grad_input, false});
   if ((computes || rows == 0) && mask[1]) outputs.push_back({"gradWeightOut", op.grad_weight, false});
   if ((computes || rows == 0) && mask[2]) outputs.push_back({"gradBiasOut", op.grad_bias, false});
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    const std::vector<NamedTensor> earlier(outputs.begin(), outputs.begin() + k);
-    RETURN_IF_FAILED(CheckOutputMemory(outputs[k], earlier, inputs, outputs[k].tensor == op.grad_input));
-  }
+  RETURN_IF_FAILED(CheckOutputMemory(kApi, outputs, inputs, op.grad_input));
 
   shape->rows = rows;
   shape->cols = cols;

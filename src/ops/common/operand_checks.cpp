@@ -1,0 +1,85 @@
+#include "ops/common/operand_checks.h"
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+
+#include "acl/acl_base.h"
+#include "aclnn/opdev/op_errno.h"
+#include "runtime/error_log.h"
+#include "tensor/tensor.h"
+#include "tensor/view_overlap.h"
+
+namespace aclhost {
+namespace {
+
+aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const std::vector<NamedTensor> &earlier_outputs,
+                           const std::vector<NamedTensor> &inputs, bool in_place_allowed) {
+  const TensorView &view = output.tensor->view;
+  const ViewOverlap self = CompareViewWithItself(view);
+  if (self != ViewOverlap::kDisjoint) {
+    return InvalidParameter(api,
+                            "%s reaches %s memory through more than one element (strides %s); expected an output "
+                            "view whose elements are distinct",
+                            output.name, self == ViewOverlap::kUnknown ? "possibly the same" : "the same",
+                            DimsToString(view.strides).c_str());
+  }
+  auto check_pair = [&](const NamedTensor &other, bool identical_allowed) {
+    const ViewOverlap overlap = CompareViewMemory(view, other.tensor->view);
+    if (overlap == ViewOverlap::kDisjoint || (overlap == ViewOverlap::kIdentical && identical_allowed)) {
+      return ACLNN_SUCCESS;
+    }
+    return InvalidParameter(api, "%s %s memory with %s; expected separate memory (in-place use needs exactly the same view)",
+                            output.name, overlap == ViewOverlap::kUnknown ? "cannot be proven not to share" : "shares",
+                            other.name);
+  };
+  for (const NamedTensor &other : earlier_outputs) {
+    const aclnnStatus status = check_pair(other, false);
+    if (status != ACLNN_SUCCESS) return status;
+  }
+  for (const NamedTensor &input : inputs) {
+    if (input.tensor == nullptr) continue;
+    const aclnnStatus status = check_pair(input, in_place_allowed && input.in_place_source);
+    if (status != ACLNN_SUCCESS) return status;
+  }
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+aclnnStatus InvalidParameter(const char *api, const char *format, ...) {
+  char text[900];
+  va_list args;
+  va_start(args, format);
+  vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  ReportError(ErrorKind::kParameter, "%s: %s", api, text);
+  return ACLNN_ERR_PARAM_INVALID;
+}
+
+aclnnStatus CheckAddress(const char *api, const char *name, const aclTensor *tensor) {
+  if (tensor == nullptr || tensor->view.NumElements() == 0) return ACLNN_SUCCESS;
+  if (tensor->view.data == nullptr) {
+    ReportError(ErrorKind::kParameter, "%s: %s has %lld elements but a NULL data address; expected memory from aclrtMalloc",
+                api, name, static_cast<long long>(tensor->view.NumElements()));
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  const size_t element_size = aclDataTypeSize(tensor->view.dtype);
+  if (element_size == 0 || reinterpret_cast<uintptr_t>(tensor->view.data) % element_size == 0) return ACLNN_SUCCESS;
+  return InvalidParameter(api,
+                          "%s has data address %p, not aligned to its %zu-byte elements; expected an aligned address "
+                          "such as aclrtMalloc returns",
+                          name, tensor->view.data, element_size);
+}
+
+aclnnStatus CheckOutputMemory(const char *api, const std::vector<NamedTensor> &outputs,
+                              const std::vector<NamedTensor> &inputs, const aclTensor *in_place_output) {
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const std::vector<NamedTensor> earlier(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(k));
+    const aclnnStatus status = CheckOneOutput(api, outputs[k], earlier, inputs, outputs[k].tensor == in_place_output);
+    if (status != ACLNN_SUCCESS) return status;
+  }
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace aclhost
