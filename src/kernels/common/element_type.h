@@ -1,4 +1,4 @@
-// Element types the kernels read and write, and a scalar load for them. Kernels see only raw
+// Element types the kernels read and write, and a scalar load and store for them. Kernels see only raw
 // pointers and these tags, never an API type.
 #pragma once
 
@@ -24,6 +24,16 @@ inline double LoadElement(const void *data, ElementType type, int64_t index) {
   uint16_t bits;
   std::memcpy(&bits, static_cast<const char *>(data) + index * 2, sizeof bits);
   return type == ElementType::kFloat16 ? HalfToFloat(bits) : Bf16ToFloat(bits);
+}
+
+// Element index of data = value rounded to type, to nearest even.
+inline void StoreElement(void *data, ElementType type, int64_t index, float value) {
+  if (type == ElementType::kFloat32) {
+    std::memcpy(static_cast<char *>(data) + index * 4, &value, sizeof value);
+    return;
+  }
+  const uint16_t bits = type == ElementType::kFloat16 ? FloatToHalf(value) : FloatToBf16(value);
+  std::memcpy(static_cast<char *>(data) + index * 2, &bits, sizeof bits);
 }
 
 }  // namespace kernels

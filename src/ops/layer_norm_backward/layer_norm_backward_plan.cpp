@@ -6,44 +6,7 @@
 namespace aclhost {
 namespace {
 
-constexpr uint64_t kWorkspaceAlignment = 64;
 constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
-
-kernels::ElementType ElementTypeOf(aclDataType dtype) {
-  switch (dtype) {
-    case ACL_FLOAT16: return kernels::ElementType::kFloat16;
-    case ACL_BF16: return kernels::ElementType::kBFloat16;
-    default: return kernels::ElementType::kFloat32;  // the checks admit nothing else
-  }
-}
-
-class WorkspaceLayout {
- public:
-  uint64_t Reserve(uint64_t bytes) {
-    const uint64_t offset = size_;
-    size_ += (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
-    return offset;
-  }
-  uint64_t size() const { return size_; }
-
- private:
-  uint64_t size_ = 0;
-};
-
-StagedOperand Describe(bool wanted, const aclTensor *tensor) {
-  StagedOperand operand;
-  operand.present = wanted && tensor != nullptr;
-  if (operand.present) operand.view = tensor->view;
-  return operand;
-}
-
-// Gives the operand a dense buffer of dense_dtype in the workspace when the kernel cannot use
-// the caller's view directly.
-void StageIf(bool needed, aclDataType dense_dtype, StagedOperand *operand, WorkspaceLayout *layout) {
-  if (!operand->present || !needed) return;
-  operand->staging = StagedOperand::Staging::kWhole;
-  operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(dense_dtype));
-}
 
 // gradOut, input, gradInput: moved by rows through the kernel when not usable directly.
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, bool usable_directly) {
@@ -69,33 +32,6 @@ void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void 
 void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
   const RowMover &mover = *static_cast<const RowMover *>(context);
   ScatterRows(dense, mover.dense_dtype, *mover.view, mover.row_dims, row_begin, row_end);
-}
-
-// mean, rstd, weight, gradWeight, gradBias (M or N elements): a dense copy of the whole tensor, in
-// its own dtype, when its view is not dense.
-StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout) {
-  StagedOperand operand = Describe(wanted, tensor);
-  StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
-  return operand;
-}
-
-const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {
-  if (!operand.present || ByRows(operand)) return nullptr;
-  if (operand.staging == StagedOperand::Staging::kDirect) return operand.view.FirstElement();
-  void *dense = workspace + operand.workspace_offset;
-  GatherToDense(operand.view, dense, threads);
-  return dense;
-}
-
-void *DenseOutput(const StagedOperand &operand, char *workspace) {
-  if (!operand.present || ByRows(operand)) return nullptr;
-  return operand.staging == StagedOperand::Staging::kWhole ? workspace + operand.workspace_offset : operand.view.FirstElement();
-}
-
-void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads) {
-  if (operand.present && operand.staging == StagedOperand::Staging::kWhole) {
-    ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view, threads);
-  }
 }
 
 }  // namespace

@@ -5,22 +5,11 @@
 #include <cstdint>
 
 #include "kernels/common/kernel_config.h"
+#include "ops/common/staging.h"
 #include "ops/layer_norm_backward/layer_norm_backward_check.h"
 #include "tensor/tensor.h"
 
 namespace aclhost {
-
-// An operand of the kernel: the caller's view, and how the kernel reaches it when it cannot use
-// the view directly: a dense copy of the whole tensor in the workspace (small operands), or rows
-// moved in blocks through the kernel's tiles (gradOut, input, gradInput).
-struct StagedOperand {
-  enum class Staging { kDirect, kWhole, kRows };
-
-  bool present = false;
-  TensorView view;
-  Staging staging = Staging::kDirect;
-  uint64_t workspace_offset = 0;  // kWhole
-};
 
 struct LayerNormBackwardPlan {
   enum class Mode { kNothing, kZeroGradWeightAndBias, kCompute };

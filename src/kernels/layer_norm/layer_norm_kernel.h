@@ -1,0 +1,42 @@
+// The LayerNorm forward kernel seam: dense row-major operands as raw pointers, the problem size
+// (rows x cols), element types and how to run.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/element_type.h"
+#include "kernels/common/kernel_config.h"
+
+namespace aclhost {
+namespace kernels {
+
+struct LayerNormArgs {
+  int64_t rows = 0;  // M >= 1
+  int64_t cols = 0;  // N >= 1
+  double eps = 0;
+
+  ElementType input_type = ElementType::kFloat32;
+  ElementType weight_type = ElementType::kFloat32;
+  ElementType bias_type = ElementType::kFloat32;
+  ElementType out_type = ElementType::kFloat32;
+  ElementType mean_type = ElementType::kFloat32;
+  ElementType rstd_type = ElementType::kFloat32;
+
+  const void *input = nullptr;   // rows x cols
+  const void *weight = nullptr;  // cols; nullptr means all ones
+  const void *bias = nullptr;    // cols; nullptr means all zeros
+  void *out = nullptr;           // rows x cols; may be input itself (each row is read before it is written)
+  void *mean = nullptr;          // rows, or nullptr when not wanted
+  void *rstd = nullptr;          // rows, or nullptr when not wanted
+
+  KernelConfig config;
+};
+
+// mean_m = sum_n x / N; rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps) (two passes, so rows far
+// from zero keep their digits); out = (x - mean_m) * rstd_m * weight + bias. Float32 arithmetic
+// in an order fixed by N alone (16 interleaved partial sums, combined pairwise), rows split over
+// threads: the same bits for every thread count.
+void LayerNormForward(const LayerNormArgs &args);
+
+}  // namespace kernels
+}  // namespace aclhost

@@ -1,0 +1,65 @@
+#include "ops/common/staging.h"
+
+#include "tensor/view_copy.h"
+
+namespace aclhost {
+namespace {
+
+constexpr uint64_t kWorkspaceAlignment = 64;
+
+// Gives the operand a dense buffer of dense_dtype in the workspace when needed.
+void StageIf(bool needed, aclDataType dense_dtype, StagedOperand *operand, WorkspaceLayout *layout) {
+  if (!operand->present || !needed) return;
+  operand->staging = StagedOperand::Staging::kWhole;
+  operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(dense_dtype));
+}
+
+}  // namespace
+
+uint64_t WorkspaceLayout::Reserve(uint64_t bytes) {
+  const uint64_t offset = size_;
+  size_ += (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+  return offset;
+}
+
+kernels::ElementType ElementTypeOf(aclDataType dtype) {
+  switch (dtype) {
+    case ACL_FLOAT16: return kernels::ElementType::kFloat16;
+    case ACL_BF16: return kernels::ElementType::kBFloat16;
+    default: return kernels::ElementType::kFloat32;  // the checks admit nothing else
+  }
+}
+
+StagedOperand Describe(bool wanted, const aclTensor *tensor) {
+  StagedOperand operand;
+  operand.present = wanted && tensor != nullptr;
+  if (operand.present) operand.view = tensor->view;
+  return operand;
+}
+
+StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout) {
+  StagedOperand operand = Describe(wanted, tensor);
+  StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
+  return operand;
+}
+
+const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {
+  if (!operand.present || operand.staging == StagedOperand::Staging::kRows) return nullptr;
+  if (operand.staging == StagedOperand::Staging::kDirect) return operand.view.FirstElement();
+  void *dense = workspace + operand.workspace_offset;
+  GatherToDense(operand.view, dense, threads);
+  return dense;
+}
+
+void *DenseOutput(const StagedOperand &operand, char *workspace) {
+  if (!operand.present || operand.staging == StagedOperand::Staging::kRows) return nullptr;
+  return operand.staging == StagedOperand::Staging::kWhole ? workspace + operand.workspace_offset : operand.view.FirstElement();
+}
+
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads) {
+  if (operand.present && operand.staging == StagedOperand::Staging::kWhole) {
+    ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view, threads);
+  }
+}
+
+}  // namespace aclhost

@@ -1,0 +1,48 @@
+// How an operator's plan reaches an operand: the caller's view directly when the kernel can use
+// it, or a dense copy in the workspace (gathered before the kernel for inputs, scattered after it
+// for outputs), and the workspace layout that holds those copies.
+#pragma once
+
+#include <cstdint>
+
+#include "aclnn/acl_meta.h"
+#include "kernels/common/element_type.h"
+#include "tensor/tensor.h"
+
+namespace aclhost {
+
+// kRows: moved in blocks of rows by the kernel itself (the backward's large operands).
+struct StagedOperand {
+  enum class Staging { kDirect, kWhole, kRows };
+
+  bool present = false;
+  TensorView view;
+  Staging staging = Staging::kDirect;
+  uint64_t workspace_offset = 0;  // kWhole
+};
+
+class WorkspaceLayout {
+ public:
+  // Offset of a new 64-byte aligned block of bytes.
+  uint64_t Reserve(uint64_t bytes);
+  uint64_t size() const { return size_; }
+
+ private:
+  uint64_t size_ = 0;
+};
+
+// FLOAT, FLOAT16 or BF16 (what the operators' checks admit) as the kernels' element type.
+kernels::ElementType ElementTypeOf(aclDataType dtype);
+
+// The operand's view when wanted and present, staged nowhere yet.
+StagedOperand Describe(bool wanted, const aclTensor *tensor);
+// A dense copy of the whole tensor, in its own dtype, when its view is not dense.
+StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
+
+// At run time: the dense pointer the kernel reads (gathering first when staged) or writes, and
+// the scatter of a staged output written in kernel_dtype. NULL for an absent operand.
+const void *DenseInput(const StagedOperand &operand, char *workspace, int threads);
+void *DenseOutput(const StagedOperand &operand, char *workspace);
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads);
+
+}  // namespace aclhost
