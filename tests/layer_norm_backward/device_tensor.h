@@ -44,6 +44,7 @@ class DeviceTensor {
   void DestroyDescriptor();
 
   aclTensor *get() const { return tensor_; }
+  void *Data() const { return memory_; }  // the storage's first byte
   const std::vector<int64_t> &dims() const { return dims_; }
   aclDataType dtype() const { return dtype_; }
   int64_t NumElements() const;

@@ -12,7 +12,7 @@ namespace kernels {
 
 struct LayerNormArgs {
   int64_t rows = 0;  // M >= 1
-  int64_t cols = 0;  // N >= 1
+  int64_t cols = 0;  // N >= 0; empty rows get mean 0 and rstd NaN
   double eps = 0;
 
   ElementType input_type = ElementType::kFloat32;
@@ -32,10 +32,10 @@ struct LayerNormArgs {
   KernelConfig config;
 };
 
-// mean_m = sum_n x / N; rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps) (two passes, so rows far
-// from zero keep their digits); out = (x - mean_m) * rstd_m * weight + bias. Float32 arithmetic
-// in an order fixed by N alone (16 interleaved partial sums, combined pairwise), rows split over
-// threads: the same bits for every thread count.
+// mean_m = sum_n x / N (in double); rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps) (a second
+// pass, so rows far from zero keep their digits); out = (x - mean_m) * rstd_m * weight + bias in
+// float32. Sums in an order fixed by N alone (16 interleaved partial sums, combined pairwise),
+// rows split over threads: the same bits for every thread count.
 void LayerNormForward(const LayerNormArgs &args);
 
 }  // namespace kernels

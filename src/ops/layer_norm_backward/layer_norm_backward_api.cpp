@@ -4,10 +4,10 @@
 
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "aclnn/opdev/op_errno.h"
+#include "ops/common/launch.h"
 #include "ops/layer_norm_backward/layer_norm_backward_check.h"
 #include "ops/layer_norm_backward/layer_norm_backward_plan.h"
 #include "runtime/error_log.h"
-#include "runtime/stream.h"
 #include "tensor/executor.h"
 
 namespace aclhost {
@@ -15,24 +15,6 @@ namespace {
 
 constexpr const char *kPhase1 = "aclnnLayerNormBackwardGetWorkspaceSize";
 constexpr const char *kPhase2 = "aclnnLayerNormBackward";
-// Problems up to this many elements take less time than a hand-off to the stream's worker.
-constexpr int64_t kInlineElements = 1 << 16;
-
-// What the executor launches: the queued task shares the plan, so the executor (and every
-// aclTensor of phase 1) may be gone by the time the task runs.
-std::function<aclnnStatus(void *, aclrtStream)> MakeLaunch(std::shared_ptr<const LayerNormBackwardPlan> plan) {
-  return [plan](void *workspace, aclrtStream stream) -> aclnnStatus {
-    // An all-false mask or an empty problem touches nothing, so it needs no stream either.
-    if (plan->mode == LayerNormBackwardPlan::Mode::kNothing) return ACLNN_SUCCESS;
-    const Dispatch dispatch = plan->rows * plan->cols <= kInlineElements ? Dispatch::kInlineWhenIdle : Dispatch::kQueued;
-    const aclError status = EnqueueOnStream(stream, [plan, workspace] {
-      RunLayerNormBackwardPlan(*plan, workspace);
-      return ACL_SUCCESS;
-    }, kPhase2, dispatch);
-    return status == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
-  };
-}
-
 }  // namespace
 }  // namespace aclhost
 
@@ -62,7 +44,9 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(const aclTensor *gradOut, con
     auto created = std::make_unique<aclOpExecutor>();
     auto plan = std::make_shared<const aclhost::LayerNormBackwardPlan>(aclhost::MakeLayerNormBackwardPlan(operands, shape));
     created->workspace_size = plan->workspace_size;
-    created->launch = aclhost::MakeLaunch(std::move(plan));
+    const bool nothing = plan->mode == aclhost::LayerNormBackwardPlan::Mode::kNothing;
+    created->launch = aclhost::MakeLaunch(aclhost::kPhase2, plan, nothing, plan->rows * plan->cols,
+                                          &aclhost::RunLayerNormBackwardPlan);
     const uint64_t size = created->workspace_size;
     *executor = aclhost::RegisterExecutor(std::move(created));
     *workspaceSize = size;

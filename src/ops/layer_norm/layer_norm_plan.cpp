@@ -1,0 +1,59 @@
+#include "ops/layer_norm/layer_norm_plan.h"
+
+#include "kernels/layer_norm/layer_norm_kernel.h"
+
+namespace aclhost {
+namespace {
+
+constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
+
+}  // namespace
+
+LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShape &shape) {
+  LayerNormPlan plan;
+  plan.rows = shape.rows;
+  plan.cols = shape.cols;
+  plan.eps = op.eps;
+  if (shape.rows == 0) return plan;  // nothing to touch
+  plan.mode = LayerNormPlan::Mode::kCompute;
+  plan.kernel_config = kernels::CurrentKernelConfig();
+  WorkspaceLayout layout;
+  const bool has_elements = shape.cols > 0;  // empty rows: only the statistics are written
+  plan.input = PlanWhole(has_elements, op.input, &layout);
+  plan.weight = PlanWhole(has_elements, op.weight, &layout);
+  plan.bias = PlanWhole(has_elements, op.bias, &layout);
+  plan.out = PlanWhole(has_elements, op.out, &layout);
+  plan.mean = PlanWhole(true, op.mean, &layout);
+  plan.rstd = PlanWhole(true, op.rstd, &layout);
+  plan.workspace_size = layout.size();
+  return plan;
+}
+
+void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
+  if (plan.mode == LayerNormPlan::Mode::kNothing) return;
+  char *workspace = static_cast<char *>(workspace_memory);
+  const int threads = plan.rows * plan.cols >= kMinStagingElementsForThreads ? plan.kernel_config.threads : 1;
+  kernels::LayerNormArgs args;
+  args.config = plan.kernel_config;
+  args.rows = plan.rows;
+  args.cols = plan.cols;
+  args.eps = plan.eps;
+  args.input_type = ElementTypeOf(plan.input.view.dtype);
+  args.weight_type = ElementTypeOf(plan.weight.view.dtype);
+  args.bias_type = ElementTypeOf(plan.bias.view.dtype);
+  args.out_type = ElementTypeOf(plan.out.view.dtype);
+  args.mean_type = ElementTypeOf(plan.mean.view.dtype);
+  args.rstd_type = ElementTypeOf(plan.rstd.view.dtype);
+  args.input = DenseInput(plan.input, workspace, threads);
+  args.weight = DenseInput(plan.weight, workspace, threads);
+  args.bias = DenseInput(plan.bias, workspace, threads);
+  args.out = DenseOutput(plan.out, workspace);
+  args.mean = DenseOutput(plan.mean, workspace);
+  args.rstd = DenseOutput(plan.rstd, workspace);
+  kernels::LayerNormForward(args);
+  for (const StagedOperand *output : {&plan.out, &plan.mean, &plan.rstd}) {
+    PublishOutput(*output, output->view.dtype, workspace, threads);
+  }
+}
+
+}  // namespace aclhost

@@ -1,0 +1,30 @@
+// The plan phase 1 builds for aclnnLayerNorm: copies of every descriptor it needs, what to do
+// (nothing, statistics of empty rows, compute), and which operands go through the workspace.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/kernel_config.h"
+#include "ops/common/staging.h"
+#include "ops/layer_norm/layer_norm_check.h"
+
+namespace aclhost {
+
+struct LayerNormPlan {
+  enum class Mode { kNothing, kCompute };
+
+  Mode mode = Mode::kNothing;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  double eps = 0;
+  StagedOperand input, weight, bias, out, mean, rstd;
+  kernels::KernelConfig kernel_config;  // threads, read at phase 1
+  uint64_t workspace_size = 0;
+};
+
+LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &operands, const LayerNormShape &shape);
+
+// Executes the plan on the calling thread; workspace holds plan.workspace_size bytes.
+void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace);
+
+}  // namespace aclhost

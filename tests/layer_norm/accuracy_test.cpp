@@ -1,0 +1,242 @@
+// aclnnLayerNorm against the long-double reference: random shapes and views, every accepted dtype
+// combination, rows far from zero, empty tensors, in-place use, and the same bits for every
+// thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "aclnn/opdev/op_errno.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "dtype_codec.h"
+#include "forward_call.h"
+#include "layer_norm_reference.h"
+#include "tolerance.h"
+
+namespace lnb_test {
+namespace {
+
+constexpr aclDataType kNone = ACL_DT_UNDEFINED;
+constexpr aclDataType kFloatTypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+
+struct ForwardCase {
+  std::vector<int64_t> dims;
+  size_t norm_dims = 1;
+  aclDataType input = ACL_FLOAT, weight = ACL_FLOAT, bias = ACL_FLOAT;  // kNone: NULL
+  aclDataType out = ACL_FLOAT, mean = ACL_FLOAT, rstd = ACL_FLOAT;      // mean/rstd kNone: NULL
+  bool scatter = false;  // every tensor through a non-contiguous view
+  double spread = 1.0, shift = 0.0;
+
+  std::string Describe() const {
+    std::string text = "dims";
+    for (const int64_t dim : dims) text += " " + std::to_string(dim);
+    return text + " norm_dims " + std::to_string(norm_dims) + " dtypes(x,w,b,out,mean,rstd) " + std::to_string(input) +
+           "," + std::to_string(weight) + "," + std::to_string(bias) + "," + std::to_string(out) + "," +
+           std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "");
+  }
+};
+
+// A forward call's tensors, filled with random inputs.
+struct ForwardTensors {
+  ForwardTensors(const ForwardCase &c, std::mt19937_64 &random) {
+    const size_t begin = c.dims.size() - c.norm_dims;
+    for (size_t d = 0; d < c.dims.size(); ++d) (d < begin ? rows : cols) *= c.dims[d];
+    normalized = std::vector<int64_t>(c.dims.begin() + static_cast<std::ptrdiff_t>(begin), c.dims.end());
+    std::vector<int64_t> stats(c.dims.begin(), c.dims.begin() + static_cast<std::ptrdiff_t>(begin));
+    stats.resize(c.dims.size(), 1);
+    auto make = [&](const std::vector<int64_t> &dims, aclDataType dtype) -> std::unique_ptr<DeviceTensor> {
+      if (dtype == kNone) return nullptr;
+      return std::make_unique<DeviceTensor>(dims, dtype, c.scatter ? ScatteredLayout(dims, random) : DenseLayout(dims));
+    };
+    input = make(c.dims, c.input);
+    weight = make(normalized, c.weight);
+    bias = make(normalized, c.bias);
+    out = make(c.dims, c.out);
+    mean = make(stats, c.mean);
+    rstd = make(stats, c.rstd);
+    input->Write(RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift));
+    if (weight) weight->Write(RandomValues(static_cast<size_t>(cols), random, 0.5, 1.0));
+    if (bias) bias->Write(RandomValues(static_cast<size_t>(cols), random, 0.5));
+  }
+
+  ForwardOperands Operands() const {
+    return {input.get(), normalized, weight.get(), bias.get(), 1e-5, out.get(), mean.get(), rstd.get()};
+  }
+
+  int64_t rows = 1, cols = 1;
+  std::vector<int64_t> normalized;
+  std::unique_ptr<DeviceTensor> input, weight, bias, out, mean, rstd;
+};
+
+std::vector<double> RowMaxMagnitude(const std::vector<double> &x, int64_t rows, int64_t cols) {
+  std::vector<double> magnitude(static_cast<size_t>(rows), 0.0);
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t n = 0; n < cols; ++n) magnitude[m] = std::max(magnitude[m], std::fabs(x[static_cast<size_t>(m * cols + n)]));
+  }
+  return magnitude;
+}
+
+void ExpectClose(const char *name, const DeviceTensor &tensor, const std::vector<double> &want,
+                 const std::vector<double> &magnitude) {
+  const aclhost::testing::ErrorSummary error = aclhost::testing::Compare(tensor.Read(), want, magnitude, tensor.dtype());
+  EXPECT_TRUE(error.Passed()) << name << ": worst " << error.worst_ratio << " of tolerance at " << error.worst_index
+                              << ", max abs error " << error.max_abs_error;
+}
+
+class ForwardTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS); }
+  void TearDown() override { EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS); }
+
+  // Runs the case and checks every output against the reference; returns the tensors.
+  std::unique_ptr<ForwardTensors> Run(const ForwardCase &c) {
+    SCOPED_TRACE(c.Describe());
+    std::mt19937_64 random(TestSeed() + counter_++);
+    auto tensors = std::make_unique<ForwardTensors>(c, random);
+    const std::vector<uint8_t> input_before = tensors->input->StorageBytes();
+    const std::vector<uint8_t> out_before = tensors->out->StorageBytes();
+    EXPECT_EQ(RunForward(tensors->Operands(), stream_), ACLNN_SUCCESS) << aclGetRecentErrMsg();
+    EXPECT_EQ(tensors->input->StorageBytes(), input_before) << "input was written";
+    EXPECT_TRUE(tensors->out->OutsideViewUnchanged(out_before)) << "bytes outside out's view were written";
+    const std::vector<double> x = tensors->input->Read();
+    const aclhost::reference::LayerNormResult want = aclhost::reference::LayerNorm(
+        x, tensors->weight ? tensors->weight->Read() : std::vector<double>{},
+        tensors->bias ? tensors->bias->Read() : std::vector<double>{}, tensors->rows, tensors->cols, 1e-5);
+    ExpectClose("out", *tensors->out, want.out, want.out_magnitude);
+    if (tensors->mean) ExpectClose("mean", *tensors->mean, want.mean, RowMaxMagnitude(x, tensors->rows, tensors->cols));
+    if (tensors->rstd) ExpectClose("rstd", *tensors->rstd, want.rstd, std::vector<double>(want.rstd.size(), 0.0));
+    return tensors;
+  }
+
+  aclrtStream stream_ = nullptr;
+  uint64_t counter_ = 0;
+};
+
+TEST_F(ForwardTest, RandomShapesViewsAndDtypes) {
+  std::mt19937_64 random(TestSeed());
+  for (int trial = 0; trial < 60; ++trial) {
+    ForwardCase c;
+    const size_t rank = 1 + random() % 4;
+    for (size_t d = 0; d < rank; ++d) c.dims.push_back(1 + static_cast<int64_t>(random() % 9));
+    if (trial % 10 == 0) c.dims.back() = 1000 + static_cast<int64_t>(random() % 100);
+    c.norm_dims = 1 + random() % rank;
+    c.input = kFloatTypes[random() % 3];
+    c.weight = random() % 3 == 0 ? kNone : (random() % 2 ? ACL_FLOAT : c.input);
+    c.bias = random() % 3 == 0 ? kNone : (c.weight != kNone ? c.weight : c.input);
+    c.out = kFloatTypes[random() % 3];
+    c.mean = random() % 4 == 0 ? kNone : kFloatTypes[random() % 3];
+    c.rstd = random() % 4 == 0 ? kNone : kFloatTypes[random() % 3];
+    c.scatter = random() % 2 == 0;
+    c.shift = static_cast<double>(random() % 7) - 3.0;
+    Run(c);
+  }
+}
+
+TEST_F(ForwardTest, EveryAcceptedDtypeCombination) {
+  int combinations = 0;
+  for (const aclDataType input : kFloatTypes) {
+    const std::pair<aclDataType, aclDataType> affine[] = {{kNone, kNone}, {kNone, ACL_FLOAT}, {kNone, input},
+                                                          {ACL_FLOAT, kNone}, {input, kNone}, {ACL_FLOAT, ACL_FLOAT},
+                                                          {input, input}};
+    for (const auto &[weight, bias] : affine) {
+      for (const aclDataType out : kFloatTypes) {
+        for (const aclDataType mean : kFloatTypes) {
+          for (const aclDataType rstd : kFloatTypes) {
+            ForwardCase c;
+            c.dims = std::vector<int64_t>{3, 17};
+            c.input = input, c.weight = weight, c.bias = bias, c.out = out, c.mean = mean, c.rstd = rstd;
+            Run(c);
+            ++combinations;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(combinations, 3 * 7 * 27);
+}
+
+// The one-pass E[x^2] - E[x]^2 loses every digit here; two passes keep them.
+TEST_F(ForwardTest, RowsFarFromZeroKeepTheirVariance) {
+  ForwardCase c;
+  c.dims = std::vector<int64_t>{8, 4096};
+  c.shift = 31.0;
+  c.spread = 1.0;
+  Run(c);
+  c.shift = 3000.0;
+  c.spread = 0.01;
+  Run(c);
+}
+
+TEST_F(ForwardTest, NoRowsWritesNothing) {
+  DeviceTensor input({0, 8}, ACL_FLOAT), out({0, 8}, ACL_FLOAT), mean({0, 1}, ACL_FLOAT), rstd({0, 1}, ACL_FLOAT);
+  const std::vector<uint8_t> before = out.StorageBytes();
+  uint64_t workspace_size = 99;
+  EXPECT_EQ(RunForward({&input, {8}, nullptr, nullptr, 1e-5, &out, &mean, &rstd}, stream_, &workspace_size), ACLNN_SUCCESS);
+  EXPECT_EQ(workspace_size, 0u);
+  EXPECT_EQ(out.StorageBytes(), before);
+}
+
+TEST_F(ForwardTest, EmptyRowsGiveMeanZeroAndRstdNaN) {
+  DeviceTensor input({3, 0}, ACL_FLOAT), out({3, 0}, ACL_FLOAT), mean({3, 1}, ACL_FLOAT16), rstd({3, 1}, ACL_BF16);
+  EXPECT_EQ(RunForward({&input, {0}, nullptr, nullptr, 1e-5, &out, &mean, &rstd}, stream_), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  for (const double value : mean.Read()) EXPECT_EQ(value, 0.0);
+  for (const double value : rstd.Read()) EXPECT_TRUE(std::isnan(value));
+}
+
+TEST_F(ForwardTest, InPlaceOutIsInput) {
+  std::mt19937_64 random(TestSeed());
+  const std::vector<int64_t> dims{5, 300};
+  const Layout layout = ScatteredLayout(dims, random);
+  DeviceTensor input(dims, ACL_BF16, layout), mean({5, 1}, ACL_FLOAT), rstd({5, 1}, ACL_FLOAT);
+  input.Write(RandomValues(5 * 300, random, 2.0, 1.0));
+  const std::vector<double> x = input.Read();
+  const std::vector<uint8_t> before = input.StorageBytes();
+  // A second descriptor of exactly the same view.
+  const std::vector<int64_t> storage{layout.storage_elements};
+  aclTensor *same = aclCreateTensor(dims.data(), 2, ACL_BF16, layout.strides.data(), layout.offset, ACL_FORMAT_ND,
+                                    storage.data(), 1, input.Data());
+  aclIntArray *normalized = aclCreateIntArray(&dims[1], 1);
+  uint64_t workspace_size = 0;
+  aclOpExecutor *executor = nullptr;
+  ASSERT_EQ(aclnnLayerNormGetWorkspaceSize(input.get(), normalized, nullptr, nullptr, 1e-5, same, mean.get(), rstd.get(),
+                                           &workspace_size, &executor),
+            ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  void *workspace = nullptr;
+  if (workspace_size > 0) {
+    ASSERT_EQ(aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclnnLayerNorm(workspace, workspace_size, executor, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  aclrtFree(workspace);
+  aclDestroyTensor(same);
+  aclDestroyIntArray(normalized);
+  EXPECT_TRUE(input.OutsideViewUnchanged(before));
+  const aclhost::reference::LayerNormResult want = aclhost::reference::LayerNorm(x, {}, {}, 5, 300, 1e-5);
+  ExpectClose("out (in place)", input, want.out, want.out_magnitude);
+  ExpectClose("rstd", rstd, want.rstd, std::vector<double>(5, 0.0));
+}
+
+TEST_F(ForwardTest, SameBitsForEveryThreadCount) {
+  ForwardCase c;
+  c.dims = std::vector<int64_t>{333, 517};
+  c.input = ACL_BF16;
+  std::vector<std::vector<uint8_t>> first;
+  for (int threads = 1; threads <= 8; ++threads) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    setenv("ACLNN_HOST_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    counter_ = 0;  // the same inputs every time
+    const std::unique_ptr<ForwardTensors> tensors = Run(c);
+    const std::vector<std::vector<uint8_t>> bytes{tensors->out->StorageBytes(), tensors->mean->StorageBytes(),
+                                                  tensors->rstd->StorageBytes()};
+    if (threads == 1) first = bytes;
+    EXPECT_TRUE(bytes == first) << "the outputs differ from the one-thread run";
+  }
+  unsetenv("ACLNN_HOST_NUM_THREADS");
+}
+
+}  // namespace
+}  // namespace lnb_test

@@ -1,0 +1,30 @@
+#include "layer_norm_reference.h"
+
+#include <cmath>
+
+#include "layer_norm_backward_reference.h"
+
+namespace aclhost {
+namespace reference {
+
+LayerNormResult LayerNorm(const std::vector<double> &input, const std::vector<double> &weight,
+                          const std::vector<double> &bias, int64_t rows, int64_t cols, double eps) {
+  LayerNormResult result;
+  RowStatistics(input, rows, cols, eps, &result.mean, &result.rstd);
+  result.out.resize(static_cast<size_t>(rows * cols));
+  result.out_magnitude.resize(result.out.size());
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t n = 0; n < cols; ++n) {
+      const size_t at = static_cast<size_t>(m * cols + n);
+      const long double xhat = (static_cast<long double>(input[at]) - result.mean[m]) * result.rstd[m];
+      const long double w = weight.empty() ? 1.0L : weight[n];
+      const long double b = bias.empty() ? 0.0L : bias[n];
+      result.out[at] = static_cast<double>(xhat * w + b);
+      result.out_magnitude[at] = static_cast<double>(std::fabs(xhat * w) + std::fabs(b));
+    }
+  }
+  return result;
+}
+
+}  // namespace reference
+}  // namespace aclhost
