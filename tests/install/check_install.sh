@@ -31,7 +31,7 @@ case $check in
 layout)
   for path in include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h include/acl/error_codes/rt_error_codes.h \
               include/aclnn/acl_meta.h include/aclnn/aclnn_base.h include/aclnn/opdev/op_errno.h \
-              include/aclnnop/aclnn_layer_norm_backward.h include/aclnnop/aclnn_ops_nn.h \
+              include/aclnnop/aclnn_layer_norm.h include/aclnnop/aclnn_layer_norm_backward.h include/aclnnop/aclnn_ops_nn.h \
               lib64/libopapi.so lib64/libacl_rt.so set_env.sh \
               share/cmake/aclnn_host/aclnn_hostConfig.cmake lib64/pkgconfig/aclnn_host.pc; do
     [ -f "$prefix/$path" ] || fail "missing $path"
@@ -90,6 +90,25 @@ gradBiasOut result[0] is: 6.000000
 gradBiasOut result[1] is: 8.000000"
   [ "$(cat run.log)" = "$expected" ] || fail "sample printed other numbers"
   echo "example OK"
+  ;;
+training_step)
+  # The second sample: forward then backward, built the same way; the numbers are the formula's
+  # (computed in double precision) to 4 decimals.
+  cp -r "$source_dir/examples/layer_norm_training_step" sample
+  mkdir sample/build && cd sample/build
+  # shellcheck disable=SC1091
+  . "$prefix/set_env.sh"
+  cmake .. -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log || { cat cmake.log; fail "sample configure"; }
+  make > make.log 2>&1 || { cat make.log; fail "sample build"; }
+  ./bin/opapi_test | tee run.log
+  expected="out: -1.3416 0.0264 -0.1056 1.8416 -0.9733 -0.0744 -1.0000 2.1222
+mean: 2.5000 2.0000
+rstd: 0.8944 0.3244
+gradInput: 0.1342 -1.2969 2.1913 -1.0286 0.1932 0.0544 -0.3853 0.1377
+gradWeight: -1.6441 -0.2017 0.8944 1.7472
+gradBias: 1.5000 0.0000 1.5000 1.2500"
+  [ "$(cat run.log)" = "$expected" ] || fail "training-step sample printed other numbers"
+  echo "training_step OK"
   ;;
 link_lines)
   write_probe
