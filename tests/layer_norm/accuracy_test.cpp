@@ -1,6 +1,6 @@
 // aclnnLayerNorm against the long-double reference: random shapes and views, every accepted dtype
-// combination, rows far from zero, empty tensors, in-place use, and the same bits for every
-// thread count.
+// combination, rows far from zero, empty tensors, in-place use, and the same bits for every SIMD
+// target and thread count.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -220,21 +220,28 @@ TEST_F(ForwardTest, InPlaceOutIsInput) {
   ExpectClose("rstd", rstd, want.rstd, std::vector<double>(5, 0.0));
 }
 
-TEST_F(ForwardTest, SameBitsForEveryThreadCount) {
-  ForwardCase c;
-  c.dims = std::vector<int64_t>{333, 517};
-  c.input = ACL_BF16;
-  std::vector<std::vector<uint8_t>> first;
-  for (int threads = 1; threads <= 8; ++threads) {
-    SCOPED_TRACE("threads " + std::to_string(threads));
-    setenv("ACLNN_HOST_NUM_THREADS", std::to_string(threads).c_str(), 1);
-    counter_ = 0;  // the same inputs every time
-    const std::unique_ptr<ForwardTensors> tensors = Run(c);
-    const std::vector<std::vector<uint8_t>> bytes{tensors->out->StorageBytes(), tensors->mean->StorageBytes(),
-                                                  tensors->rstd->StorageBytes()};
-    if (threads == 1) first = bytes;
-    EXPECT_TRUE(bytes == first) << "the outputs differ from the one-thread run";
+TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
+  for (const std::vector<int64_t> &dims : {std::vector<int64_t>{333, 517}, std::vector<int64_t>{64, 4099}}) {
+    ForwardCase c;
+    c.dims = dims;
+    c.input = ACL_BF16;
+    c.out = ACL_FLOAT16;
+    std::vector<std::vector<uint8_t>> first;
+    for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {  // one the CPU lacks falls back
+      for (int threads = 1; threads <= 8; ++threads) {
+        SCOPED_TRACE(std::string(isa) + ", threads " + std::to_string(threads));
+        setenv("ACLNN_HOST_ISA", isa, 1);
+        setenv("ACLNN_HOST_NUM_THREADS", std::to_string(threads).c_str(), 1);
+        counter_ = 0;  // the same inputs every time
+        const std::unique_ptr<ForwardTensors> tensors = Run(c);
+        const std::vector<std::vector<uint8_t>> bytes{tensors->out->StorageBytes(), tensors->mean->StorageBytes(),
+                                                      tensors->rstd->StorageBytes()};
+        if (first.empty()) first = bytes;
+        EXPECT_TRUE(bytes == first) << "the outputs differ from the scalar one-thread run";
+      }
+    }
   }
+  unsetenv("ACLNN_HOST_ISA");
   unsetenv("ACLNN_HOST_NUM_THREADS");
 }
 

@@ -20,7 +20,9 @@ LayerNormResult LayerNorm(const std::vector<double> &input, const std::vector<do
       const long double w = weight.empty() ? 1.0L : weight[n];
       const long double b = bias.empty() ? 0.0L : bias[n];
       result.out[at] = static_cast<double>(xhat * w + b);
-      result.out_magnitude[at] = static_cast<double>(std::fabs(xhat * w) + std::fabs(b));
+      const long double terms = (std::fabs(static_cast<long double>(input[at])) + std::fabs(static_cast<long double>(result.mean[m]))) *
+                                result.rstd[m];
+      result.out_magnitude[at] = static_cast<double>(terms * std::fabs(w) + std::fabs(b));
     }
   }
   return result;

@@ -11,7 +11,8 @@ struct LayerNormResult {
   std::vector<double> out;   // rows x cols
   std::vector<double> mean;  // rows
   std::vector<double> rstd;  // rows
-  // |xhat * w| + |b| per element: the size float32 arithmetic is accurate to a few ulps of.
+  // The size of out's terms, (|x| + |mean|) * rstd * |w| + |b|: float32 arithmetic is accurate to
+  // a few ulps of it (x - mean cancels), not of an out that cancels to near zero.
   std::vector<double> out_magnitude;
 };
 

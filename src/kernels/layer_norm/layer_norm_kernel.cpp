@@ -1,65 +1,211 @@
+// LayerNorm forward, one source for every SIMD target (Highway dynamic dispatch).
+//
+// The order of every floating-point operation is a function of (rows, cols) only:
+// - A row is read in blocks of kBlockLanes = 16 columns; column n feeds logical lane n % 16,
+//   whatever the vector width. The 16 lane sums meet in a fixed pairwise tree.
+// - Every value is taken relative to the row's first element (the pivot): a row far from zero
+//   (31 +- 1, 3000 +- 0.01) keeps the digits of its spread, which float32 sums of the raw values
+//   would lose. Three passes: the mean of the deviations (the shift); the squares of what is left
+//   and its mean, which corrects the shift's rounding (corrected two-pass variance); the output.
+// - Rows are independent; threads take whole chunks of rows. Multiplies and adds are separate
+//   operations (no FMA on one target and not on another).
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/layer_norm/layer_norm_kernel.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#include "kernels/common/simd_convert-inl.h"
 #include "kernels/layer_norm/layer_norm_kernel.h"
 
-#include <algorithm>
+#ifndef ACLNN_HOST_LAYER_NORM_LANES
+#define ACLNN_HOST_LAYER_NORM_LANES
 #include <cmath>
 #include <limits>
 
+namespace aclhost {
+namespace kernels {
+namespace ln {
+
+constexpr int kLanes = 16;  // the block width of simd_convert-inl.h
+
+// The 16 lane sums in a fixed pairwise tree.
+inline float SumLanes(float *lanes) {
+  for (int half = kLanes / 2; half >= 1; half /= 2) {
+    for (int lane = 0; lane < half; ++lane) lanes[lane] += lanes[lane + half];
+  }
+  return lanes[0];
+}
+
+}  // namespace ln
+}  // namespace kernels
+}  // namespace aclhost
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace aclhost {
+namespace kernels {
+namespace HWY_NAMESPACE {
+
+static_assert(kBlockLanes == ln::kLanes, "one block width");
+
+// Rows [row_begin, row_end). kAffine: the dtype of weight and bias (equal when both are given).
+template <ElementType kInput, ElementType kAffine, ElementType kOut>
+void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end) {
+  const BlockTag d;
+  constexpr int64_t width = kBlockWidth;
+  constexpr int64_t vecs = kBlockVecs;
+  const int64_t cols = args.cols;
+  const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kInput));
+  const int64_t out_row_bytes = cols * static_cast<int64_t>(ElementSize(kOut));
+  const float cols_as_float = static_cast<float>(cols);
+  BlockVec x[vecs], acc[vecs], residual[vecs], w[vecs], b[vecs];
+  alignas(64) float lanes[kBlockLanes];
+  for (int64_t v = 0; v < vecs; ++v) w[v] = b[v] = hn::Zero(d);  // read only when present
+
+  // The block at column n relative to the pivot; the lanes past the row's end are zero.
+  auto deviations = [&](const char *row, int64_t n, const BlockVec &pivot) HWY_ATTR __attribute__((always_inline)) {
+    if (n + kBlockLanes <= cols) {
+      LoadBlock<kInput>(row, n, x);
+      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot);
+      return;
+    }
+    ReadBlock<kInput>(row, n, cols, x);
+    for (int64_t v = 0; v < vecs; ++v) {
+      const int64_t valid = cols - n - v * width;
+      const size_t count = valid <= 0 ? 0 : static_cast<size_t>(valid < width ? valid : width);
+      x[v] = hn::IfThenElseZero(hn::FirstN(d, count), hn::Sub(x[v], pivot));
+    }
+  };
+  auto sum_lanes = [&](const BlockVec *sums) HWY_ATTR __attribute__((always_inline)) {
+    for (int64_t v = 0; v < vecs; ++v) hn::StoreU(sums[v], d, lanes + v * width);
+    return ln::SumLanes(lanes);
+  };
+
+  for (int64_t m = row_begin; m < row_end; ++m) {
+    const char *row = static_cast<const char *>(args.input) + m * row_bytes;
+    char *out_row = static_cast<char *>(args.out) + m * out_row_bytes;
+    const float pivot_value = static_cast<float>(LoadElement(args.input, kInput, m * cols));
+    const BlockVec pivot = hn::Set(d, pivot_value);
+
+    for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Zero(d);
+    for (int64_t n = 0; n < cols; n += kBlockLanes) {
+      deviations(row, n, pivot);
+      for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], x[v]);
+    }
+    const float shift = sum_lanes(acc) / cols_as_float;  // about mean - pivot
+    const BlockVec shift_vec = hn::Set(d, shift);
+
+    // The squares, and the sum of what is left of the deviations after the shift: its mean
+    // corrects the rounding of the shift (the corrected two-pass algorithm), so that the centred
+    // values are accurate to their own size, not to the size of the row's spread.
+    for (int64_t v = 0; v < vecs; ++v) acc[v] = residual[v] = hn::Zero(d);
+    for (int64_t n = 0; n < cols; n += kBlockLanes) {
+      deviations(row, n, pivot);
+      const bool tail = n + kBlockLanes > cols;
+      for (int64_t v = 0; v < vecs; ++v) {
+        BlockVec centred = hn::Sub(x[v], shift_vec);
+        if (tail) {
+          const int64_t valid = cols - n - v * width;
+          const size_t count = valid <= 0 ? 0 : static_cast<size_t>(valid < width ? valid : width);
+          centred = hn::IfThenElseZero(hn::FirstN(d, count), centred);
+        }
+        residual[v] = hn::Add(residual[v], centred);
+        acc[v] = hn::Add(acc[v], hn::Mul(centred, centred));
+      }
+    }
+    const float squares = sum_lanes(acc) / cols_as_float;
+    const float correction = sum_lanes(residual) / cols_as_float;
+    const float variance = squares - correction * correction;
+    const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance) + args.eps));
+    const BlockVec rstd_vec = hn::Set(d, rstd);
+    const BlockVec correction_vec = hn::Set(d, correction);
+
+    // Each block is read before it is written, which keeps exact in-place use correct.
+    for (int64_t n = 0; n < cols; n += kBlockLanes) {
+      deviations(row, n, pivot);
+      if (args.weight != nullptr) ReadBlock<kAffine>(args.weight, n, cols, w);
+      if (args.bias != nullptr) ReadBlock<kAffine>(args.bias, n, cols, b);
+      for (int64_t v = 0; v < vecs; ++v) {
+        BlockVec value = hn::Mul(hn::Sub(hn::Sub(x[v], shift_vec), correction_vec), rstd_vec);
+        if (args.weight != nullptr) value = hn::Mul(value, w[v]);
+        if (args.bias != nullptr) value = hn::Add(value, b[v]);
+        x[v] = value;
+      }
+      WriteBlock<kOut>(x, out_row, n, cols);
+    }
+    if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, pivot_value + (shift + correction));
+    if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, rstd);
+  }
+}
+
+using RowsFunction = void (*)(const LayerNormArgs &, int64_t, int64_t);
+
+template <ElementType kInput, ElementType kAffine>
+RowsFunction ForOutput(ElementType out) {
+  switch (out) {
+    case ElementType::kFloat16: return &NormalizeRows<kInput, kAffine, ElementType::kFloat16>;
+    case ElementType::kBFloat16: return &NormalizeRows<kInput, kAffine, ElementType::kBFloat16>;
+    case ElementType::kFloat32: break;
+  }
+  return &NormalizeRows<kInput, kAffine, ElementType::kFloat32>;
+}
+
+template <ElementType kInput>
+RowsFunction ForAffine(const LayerNormArgs &args) {
+  const bool affine_is_float = (args.weight != nullptr && args.weight_type == ElementType::kFloat32) ||
+                               (args.weight == nullptr && args.bias != nullptr && args.bias_type == ElementType::kFloat32);
+  return affine_is_float ? ForOutput<kInput, ElementType::kFloat32>(args.out_type) : ForOutput<kInput, kInput>(args.out_type);
+}
+
+void NormalizeRowsForTarget(const LayerNormArgs &args, int64_t row_begin, int64_t row_end) {
+  RowsFunction run = nullptr;
+  switch (args.input_type) {
+    case ElementType::kFloat16: run = ForAffine<ElementType::kFloat16>(args); break;
+    case ElementType::kBFloat16: run = ForAffine<ElementType::kBFloat16>(args); break;
+    case ElementType::kFloat32: run = ForAffine<ElementType::kFloat32>(args); break;
+  }
+  run(args, row_begin, row_end);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace aclhost
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <algorithm>
+
 #include "common/parallel_for.h"
+#include "kernels/common/dispatch.h"
 
 namespace aclhost {
 namespace kernels {
 namespace {
 
-constexpr int kLanes = 16;
 constexpr int64_t kRowsPerChunk = 16;
-
-template <typename Value>
-Value CombineLanes(Value (&lanes)[kLanes]) {
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int lane = 0; lane < width; ++lane) lanes[lane] = lanes[lane] + lanes[lane + width];
-  }
-  return lanes[0];
-}
-
-void NormalizeRow(const LayerNormArgs &args, int64_t row) {
-  if (args.cols == 0) {  // an empty row: mean 0, rstd NaN (upstream's choice)
-    if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, row, 0.0f);
-    if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, row, std::numeric_limits<float>::quiet_NaN());
-    return;
-  }
-  const int64_t first = row * args.cols;
-  auto element = [&](int64_t n) { return LoadElement(args.input, args.input_type, first + n); };
-  // The mean in double: a float32 mean of rows far from zero (31 +- 1, 3000 +- 0.01) is off by
-  // more than their spread; the deviations from it are then exact enough for float32.
-  double sums[kLanes] = {};
-  for (int64_t n = 0; n < args.cols; ++n) sums[n % kLanes] += element(n);
-  const double mean = CombineLanes(sums) / static_cast<double>(args.cols);
-  float squares[kLanes] = {};
-  for (int64_t n = 0; n < args.cols; ++n) {
-    const float centred = static_cast<float>(element(n) - mean);
-    squares[n % kLanes] += centred * centred;
-  }
-  const float variance = CombineLanes(squares) / static_cast<float>(args.cols);
-  const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance) + args.eps));
-  for (int64_t n = 0; n < args.cols; ++n) {
-    float value = static_cast<float>(element(n) - mean) * rstd;
-    if (args.weight != nullptr) value = value * static_cast<float>(LoadElement(args.weight, args.weight_type, n));
-    if (args.bias != nullptr) value = value + static_cast<float>(LoadElement(args.bias, args.bias_type, n));
-    StoreElement(args.out, args.out_type, first + n, value);
-  }
-  if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, row, static_cast<float>(mean));
-  if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, row, rstd);
-}
+// Below this many elements per thread a thread team costs more than it saves.
+constexpr int64_t kMinElementsPerThread = 1 << 15;
 
 }  // namespace
 
 void LayerNormForward(const LayerNormArgs &args) {
+  if (args.cols == 0) {  // empty rows: mean 0, rstd NaN (upstream's choice)
+    for (int64_t m = 0; m < args.rows; ++m) {
+      if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, 0.0f);
+      if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, std::numeric_limits<float>::quiet_NaN());
+    }
+    return;
+  }
+  const auto run = ACLHOST_FUNCTION_FOR_ISA(args.config.isa, NormalizeRowsForTarget);
   const int64_t chunks = (args.rows + kRowsPerChunk - 1) / kRowsPerChunk;
-  ParallelFor(chunks, args.config.threads, [&](int64_t chunk, int /*worker*/) {
-    const int64_t end = std::min(args.rows, (chunk + 1) * kRowsPerChunk);
-    for (int64_t row = chunk * kRowsPerChunk; row < end; ++row) NormalizeRow(args, row);
+  int64_t threads = std::min<int64_t>(args.config.threads, chunks);
+  threads = std::min<int64_t>(threads, args.rows * args.cols / kMinElementsPerThread);
+  ParallelFor(chunks, threads < 1 ? 1 : static_cast<int>(threads), [&](int64_t chunk, int /*worker*/) {
+    run(args, chunk * kRowsPerChunk, std::min(args.rows, (chunk + 1) * kRowsPerChunk));
   });
 }
 
 }  // namespace kernels
 }  // namespace aclhost
+#endif  // HWY_ONCE

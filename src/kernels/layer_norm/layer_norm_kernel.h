@@ -32,10 +32,11 @@ struct LayerNormArgs {
   KernelConfig config;
 };
 
-// mean_m = sum_n x / N (in double); rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps) (a second
-// pass, so rows far from zero keep their digits); out = (x - mean_m) * rstd_m * weight + bias in
-// float32. Sums in an order fixed by N alone (16 interleaved partial sums, combined pairwise),
-// rows split over threads: the same bits for every thread count.
+// mean_m = sum_n x / N; rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps); out = (x - mean_m) *
+// rstd_m * weight + bias, in float32, every value taken relative to the row's first element so
+// that rows far from zero keep their digits. Sums in an order fixed by N alone (16 interleaved
+// partial sums, combined pairwise), rows split over threads: the same bits for every SIMD target
+// (config.isa) and thread count.
 void LayerNormForward(const LayerNormArgs &args);
 
 }  // namespace kernels
