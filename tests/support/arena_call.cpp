@@ -177,9 +177,8 @@ bool ResultsMatch(const ArenaCallSpec &spec, const std::vector<double> (&inputs)
     if (!spec.mask[k]) continue;
     const Placement &output = spec.operands[kGradInput + k];
     // gradInput is rounded to input's dtype inside the kernel's arithmetic, then to its own.
-    aclDataType judged_as = output.dtype;
-    if (k == 0 && ToleranceFor(input.dtype) > ToleranceFor(judged_as)) judged_as = input.dtype;
-    const ErrorSummary error = Compare(ReadView(output, arena), *expected[k], *magnitude[k], judged_as);
+    const ErrorSummary error = CompareThrough(ReadView(output, arena), *expected[k], *magnitude[k],
+                                              k == 0 ? input.dtype : output.dtype, output.dtype);
     if (!error.Passed()) {
       *failure = std::string(OperandName(kGradInput + k)) + " differs from the reference: worst " +
                  std::to_string(error.worst_ratio) + " of tolerance at element " + std::to_string(error.worst_index);

@@ -11,8 +11,9 @@ struct LayerNormResult {
   std::vector<double> out;   // rows x cols
   std::vector<double> mean;  // rows
   std::vector<double> rstd;  // rows
-  // The size of out's terms, (|x| + |mean|) * rstd * |w| + |b|: float32 arithmetic is accurate to
-  // a few ulps of it (x - mean cancels), not of an out that cancels to near zero.
+  // The size of out's terms, ((|x| + |mean|) * rstd + 1) * |w| + |b|: float32 arithmetic is
+  // accurate to a few ulps of it (x - mean cancels, and a float32 mean carries a few ulps of the
+  // row's spread), not of an out that cancels to near zero.
   std::vector<double> out_magnitude;
 };
 

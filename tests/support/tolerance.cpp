@@ -15,16 +15,20 @@ double ToleranceFor(aclDataType dtype) {
   }
 }
 
-ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want,
-                     const std::vector<double> &magnitude, aclDataType dtype) {
+namespace {
+
+// Below the normal range the spacing of the dtype is absolute: its smallest subnormal.
+double Spacing(aclDataType dtype) {
+  return dtype == ACL_FLOAT16 ? 0x1p-24 : static_cast<double>(std::numeric_limits<float>::denorm_min());
+}
+
+ErrorSummary CompareWith(const std::vector<double> &got, const std::vector<double> &want,
+                         const std::vector<double> &magnitude, double tolerance, double spacing) {
   ErrorSummary summary;
   if (got.size() != want.size() || magnitude.size() != want.size()) {
     summary.worst_ratio = std::numeric_limits<double>::infinity();
     return summary;
   }
-  const double tolerance = ToleranceFor(dtype);
-  // Below the normal range the spacing of the dtype is absolute: its smallest subnormal.
-  const double spacing = dtype == ACL_FLOAT16 ? 0x1p-24 : static_cast<double>(std::numeric_limits<float>::denorm_min());
   for (size_t i = 0; i < got.size(); ++i) {
     const double error = std::fabs(got[i] - want[i]);
     const double allowed = tolerance * (std::fabs(want[i]) + magnitude[i]) + spacing;
@@ -36,6 +40,19 @@ ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &
     }
   }
   return summary;
+}
+
+}  // namespace
+
+ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want,
+                     const std::vector<double> &magnitude, aclDataType dtype) {
+  return CompareWith(got, want, magnitude, ToleranceFor(dtype), Spacing(dtype));
+}
+
+ErrorSummary CompareThrough(const std::vector<double> &got, const std::vector<double> &want,
+                            const std::vector<double> &magnitude, aclDataType first, aclDataType second) {
+  return CompareWith(got, want, magnitude, std::max(ToleranceFor(first), ToleranceFor(second)),
+                     std::max(Spacing(first), Spacing(second)));
 }
 
 }  // namespace testing

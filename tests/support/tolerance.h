@@ -26,5 +26,10 @@ struct ErrorSummary {
 ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want,
                      const std::vector<double> &magnitude, aclDataType dtype);
 
+// For results rounded to `first` and then to `second` (gradInput goes through input's dtype):
+// the coarser relative tolerance and the coarser spacing below the normal range of the two.
+ErrorSummary CompareThrough(const std::vector<double> &got, const std::vector<double> &want,
+                            const std::vector<double> &magnitude, aclDataType first, aclDataType second);
+
 }  // namespace testing
 }  // namespace aclhost

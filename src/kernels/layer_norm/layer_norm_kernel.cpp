@@ -3,10 +3,10 @@
 // The order of every floating-point operation is a function of (rows, cols) only:
 // - A row is read in blocks of kBlockLanes = 16 columns; column n feeds logical lane n % 16,
 //   whatever the vector width. The 16 lane sums meet in a fixed pairwise tree.
-// - Every value is taken relative to the row's first element (the pivot): a row far from zero
+// - The mean is summed relative to the row's first element (the pivot), so a row far from zero
 //   (31 +- 1, 3000 +- 0.01) keeps the digits of its spread, which float32 sums of the raw values
-//   would lose. Three passes: the mean of the deviations (the shift); the squares of what is left
-//   and its mean, which corrects the shift's rounding (corrected two-pass variance); the output.
+//   would lose; it is then held as two floats (TwoSum), so that x - mean is accurate to its own
+//   size. Three passes: the mean, the sum of squared deviations from it, the output.
 // - Rows are independent; threads take whole chunks of rows. Multiplies and adds are separate
 //   operations (no FMA on one target and not on another).
 
@@ -37,6 +37,12 @@ inline float SumLanes(float *lanes) {
   return lanes[0];
 }
 
+// The rounding error of sum = a + b, exactly (Knuth's TwoSum; plain adds, no FMA needed).
+inline float AddError(float a, float b, float sum) {
+  const float b_part = sum - a;
+  return (a - (sum - b_part)) + (b - b_part);
+}
+
 }  // namespace ln
 }  // namespace kernels
 }  // namespace aclhost
@@ -59,22 +65,17 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kInput));
   const int64_t out_row_bytes = cols * static_cast<int64_t>(ElementSize(kOut));
   const float cols_as_float = static_cast<float>(cols);
-  BlockVec x[vecs], acc[vecs], residual[vecs], w[vecs], b[vecs];
+  BlockVec x[vecs], acc[vecs], w[vecs], b[vecs];
   alignas(64) float lanes[kBlockLanes];
   for (int64_t v = 0; v < vecs; ++v) w[v] = b[v] = hn::Zero(d);  // read only when present
 
-  // The block at column n relative to the pivot; the lanes past the row's end are zero.
-  auto deviations = [&](const char *row, int64_t n, const BlockVec &pivot) HWY_ATTR __attribute__((always_inline)) {
-    if (n + kBlockLanes <= cols) {
-      LoadBlock<kInput>(row, n, x);
-      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot);
-      return;
-    }
-    ReadBlock<kInput>(row, n, cols, x);
+  // The lanes of the block at column n that lie past the row's end count for nothing.
+  auto zero_past_end = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
+    if (n + kBlockLanes <= cols) return;
     for (int64_t v = 0; v < vecs; ++v) {
       const int64_t valid = cols - n - v * width;
       const size_t count = valid <= 0 ? 0 : static_cast<size_t>(valid < width ? valid : width);
-      x[v] = hn::IfThenElseZero(hn::FirstN(d, count), hn::Sub(x[v], pivot));
+      x[v] = hn::IfThenElseZero(hn::FirstN(d, count), x[v]);
     }
   };
   auto sum_lanes = [&](const BlockVec *sums) HWY_ATTR __attribute__((always_inline)) {
@@ -90,51 +91,45 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
 
     for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Zero(d);
     for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      deviations(row, n, pivot);
+      ReadBlock<kInput>(row, n, cols, x);
+      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot);
+      zero_past_end(n);
       for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], x[v]);
     }
-    const float shift = sum_lanes(acc) / cols_as_float;  // about mean - pivot
-    const BlockVec shift_vec = hn::Set(d, shift);
+    // The mean as the float nearest it plus what that float misses (TwoSum), so that x - mean is
+    // accurate to its own size for x near the mean.
+    const float shift = sum_lanes(acc) / cols_as_float;  // mean - pivot
+    const float mean = pivot_value + shift;
+    const BlockVec mean_vec = hn::Set(d, mean), mean_rest_vec = hn::Set(d, ln::AddError(pivot_value, shift, mean));
+    auto centred = [&](const char *row_data, int64_t n) HWY_ATTR __attribute__((always_inline)) {
+      ReadBlock<kInput>(row_data, n, cols, x);
+      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean_vec), mean_rest_vec);
+    };
 
-    // The squares, and the sum of what is left of the deviations after the shift: its mean
-    // corrects the rounding of the shift (the corrected two-pass algorithm), so that the centred
-    // values are accurate to their own size, not to the size of the row's spread.
-    for (int64_t v = 0; v < vecs; ++v) acc[v] = residual[v] = hn::Zero(d);
+    for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Zero(d);
     for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      deviations(row, n, pivot);
-      const bool tail = n + kBlockLanes > cols;
-      for (int64_t v = 0; v < vecs; ++v) {
-        BlockVec centred = hn::Sub(x[v], shift_vec);
-        if (tail) {
-          const int64_t valid = cols - n - v * width;
-          const size_t count = valid <= 0 ? 0 : static_cast<size_t>(valid < width ? valid : width);
-          centred = hn::IfThenElseZero(hn::FirstN(d, count), centred);
-        }
-        residual[v] = hn::Add(residual[v], centred);
-        acc[v] = hn::Add(acc[v], hn::Mul(centred, centred));
-      }
+      centred(row, n);
+      zero_past_end(n);
+      for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], hn::Mul(x[v], x[v]));
     }
-    const float squares = sum_lanes(acc) / cols_as_float;
-    const float correction = sum_lanes(residual) / cols_as_float;
-    const float variance = squares - correction * correction;
+    const float variance = sum_lanes(acc) / cols_as_float;
     const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance) + args.eps));
     const BlockVec rstd_vec = hn::Set(d, rstd);
-    const BlockVec correction_vec = hn::Set(d, correction);
 
     // Each block is read before it is written, which keeps exact in-place use correct.
     for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      deviations(row, n, pivot);
+      centred(row, n);
       if (args.weight != nullptr) ReadBlock<kAffine>(args.weight, n, cols, w);
       if (args.bias != nullptr) ReadBlock<kAffine>(args.bias, n, cols, b);
       for (int64_t v = 0; v < vecs; ++v) {
-        BlockVec value = hn::Mul(hn::Sub(hn::Sub(x[v], shift_vec), correction_vec), rstd_vec);
+        BlockVec value = hn::Mul(x[v], rstd_vec);
         if (args.weight != nullptr) value = hn::Mul(value, w[v]);
         if (args.bias != nullptr) value = hn::Add(value, b[v]);
         x[v] = value;
       }
       WriteBlock<kOut>(x, out_row, n, cols);
     }
-    if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, pivot_value + (shift + correction));
+    if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, mean);
     if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, rstd);
   }
 }
