@@ -4,10 +4,8 @@
 //
 // Effective bandwidth = (2 * M * N * sizeof(input) + M * N * sizeof(gradInput)) / time.
 #include <benchmark/benchmark.h>
-#include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -19,32 +17,11 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "dtype_codec.h"
 #include "kernels/common/kernel_config.h"
+#include "stream_bandwidth.h"
 
 namespace {
 
 double g_triad_bytes_per_second = 0;
-
-// Best of several triads over arrays far larger than the caches.
-double MeasureTriad(int threads) {
-  const size_t count = size_t{1} << 25;  // 128 MiB per array
-  std::unique_ptr<float[]> a(new float[count]), b(new float[count]), c(new float[count]);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (size_t i = 0; i < count; ++i) {
-    a[i] = 0.0f;
-    b[i] = 1.0f;
-    c[i] = 2.0f;
-  }
-  double best = 1e30;
-  for (int repeat = 0; repeat < 8; ++repeat) {
-    const auto start = std::chrono::steady_clock::now();
-    const float scale = 3.0f;
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (size_t i = 0; i < count; ++i) a[i] = b[i] + scale * c[i];
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  benchmark::DoNotOptimize(a[count / 2]);
-  return 3.0 * sizeof(float) * static_cast<double>(count) / best;
-}
 
 enum class Layout { kContiguous, kPaddedRows, kTransposed };
 
@@ -214,7 +191,7 @@ int main(int argc, char **argv) {
   aclInit(nullptr);
   aclrtSetDevice(0);
   const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
-  g_triad_bytes_per_second = MeasureTriad(config.threads);
+  g_triad_bytes_per_second = aclhost::bench::MeasureTriad(config.threads);
   std::printf("kernel %s, %d threads; STREAM triad with %d threads: %.2f GB/s\n", aclhost::kernels::IsaName(config.isa),
               config.threads, config.threads, g_triad_bytes_per_second / 1e9);
   benchmark::AddCustomContext("triad_GB/s", std::to_string(g_triad_bytes_per_second / 1e9));
