@@ -1,5 +1,6 @@
 // Eight threads, each with its own stream, each running a random program of at least 500 mixed
-// operations (operator calls of random shapes and dtypes, async copies and memsets between
+// operations (forward and backward operator calls of random shapes and dtypes, sometimes in
+// place, the backward reading the statistics the forward wrote; async copies and memsets between
 // buffers, events, synchronisations, a deliberately bad call) whose results depend on the order of
 // the stream. Every thread's final buffers must equal, bit for bit, the same program run alone.
 // Each program ends by destroying its stream with work still queued: that must wait for the work.
@@ -15,6 +16,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/opdev/op_errno.h"
+#include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "test_seed.h"
 
@@ -116,7 +118,9 @@ class Program {
 
   void Step(Buffers &buffers, aclrtStream stream, aclrtEvent event, int op) {
     const size_t choice = Uniform(0, 99);
-    if (choice < 40) {
+    if (choice < 15) {
+      LayerNorm(buffers, stream);
+    } else if (choice < 40) {
       LayerNormBackward(buffers, stream);
     } else if (choice < 60) {
       const size_t from = Uniform(0, kSlots - 1), to = (from + Uniform(1, kSlots - 1)) % kSlots;
@@ -155,6 +159,37 @@ class Program {
     EXPECT_EQ(std::string(message).find('\n'), std::string::npos) << "another message came along: " << message;
   }
 
+  // The forward from one slot into another, its mean and rstd into the buffers the backward reads.
+  void LayerNorm(Buffers &buffers, aclrtStream stream) {
+    static const aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+    const aclDataType dtype = kDtypes[Uniform(0, 2)];
+    const int64_t rows = static_cast<int64_t>(Uniform(1, 64)), cols = static_cast<int64_t>(Uniform(1, 300));
+    const size_t input = Uniform(0, kSlots - 1);
+    const size_t out = Uniform(0, 3) == 0 ? input : (input + Uniform(1, kSlots - 1)) % kSlots;  // sometimes in place
+    aclTensor *tensors[] = {Tensor({rows, cols}, dtype, buffers.slots[input]), Tensor({rows, cols}, dtype, buffers.slots[out]),
+                            Tensor({rows, 1}, ACL_FLOAT, buffers.mean), Tensor({rows, 1}, ACL_FLOAT, buffers.rstd)};
+    const int64_t normalized_values[] = {cols};
+    aclIntArray *normalized = aclCreateIntArray(normalized_values, 1);
+    uint64_t workspace_size = 0;
+    aclOpExecutor *executor = nullptr;
+    ASSERT_EQ(aclnnLayerNormGetWorkspaceSize(tensors[0], normalized, nullptr, nullptr, 1e-5, tensors[1], tensors[2],
+                                             tensors[3], &workspace_size, &executor),
+              ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
+    for (aclTensor *tensor : tensors) aclDestroyTensor(tensor);
+    aclDestroyIntArray(normalized);
+    Launch(aclnnLayerNorm, workspace_size, executor, stream);
+  }
+
+  // Phase 2 with a workspace that lives until the stream is known to be past this call.
+  void Launch(aclnnStatus (*run)(void *, uint64_t, aclOpExecutor *, aclrtStream), uint64_t workspace_size,
+              aclOpExecutor *executor, aclrtStream stream) {
+    void *workspace = workspace_size > 0 ? Malloc(workspace_size) : nullptr;
+    if (workspace != nullptr) pending_workspaces_.push_back(workspace);
+    EXPECT_EQ(run(workspace, workspace_size, executor, stream), ACLNN_SUCCESS);
+    ++operator_calls_;
+  }
+
   void LayerNormBackward(Buffers &buffers, aclrtStream stream) {
     static const aclDataType kDtypes[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
     const aclDataType dtype = kDtypes[Uniform(0, 2)];
@@ -189,11 +224,7 @@ class Program {
     for (aclTensor *tensor : tensors) aclDestroyTensor(tensor);
     aclDestroyIntArray(normalized);
     aclDestroyBoolArray(mask);
-    void *workspace = workspace_size > 0 ? Malloc(workspace_size) : nullptr;
-    // The workspace lives until the stream is known to be past this call.
-    if (workspace != nullptr) pending_workspaces_.push_back(workspace);
-    EXPECT_EQ(aclnnLayerNormBackward(workspace, workspace_size, executor, stream), ACLNN_SUCCESS);
-    ++operator_calls_;
+    Launch(aclnnLayerNormBackward, workspace_size, executor, stream);
   }
 
   std::mt19937_64 random_;
