@@ -13,6 +13,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/layer_norm/layer_norm_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include "kernels/common/simd_convert-inl.h"
@@ -106,8 +107,12 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean_vec), mean_rest_vec);
     };
 
+    // The next row is fetched while this one is worked on from cache: otherwise every row's
+    // arithmetic waits behind its own first read from memory.
+    const char *next_row = m + 1 < row_end ? row + row_bytes : nullptr;
     for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Zero(d);
     for (int64_t n = 0; n < cols; n += kBlockLanes) {
+      if (next_row != nullptr) hwy::Prefetch(next_row + n * static_cast<int64_t>(ElementSize(kInput)));
       centred(row, n);
       zero_past_end(n);
       for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], hn::Mul(x[v], x[v]));
