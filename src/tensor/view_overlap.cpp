@@ -84,12 +84,6 @@ struct ByteLattice {
   Wide start;
   Wide element_size;
   std::vector<std::pair<Wide, Wide>> dims;  // (size, byte stride), outermost first
-
-  Wide End() const {
-    Wide end = start + element_size;
-    for (const auto &[size, stride] : dims) end += (size - 1) * stride;
-    return end;
-  }
 };
 
 ByteLattice ToBytes(const TensorView &view) {
@@ -109,6 +103,16 @@ ByteLattice ToBytes(const TensorView &view) {
   return lattice;
 }
 
+// [first byte, one past the last byte) of a non-empty view, without building its lattice: the
+// common case (views in separate buffers) is settled by this alone, allocation-free.
+std::pair<Wide, Wide> ByteExtent(const TensorView &view) {
+  const Wide element_size = std::max<Wide>(1, static_cast<Wide>(aclDataTypeSize(view.dtype)));
+  const Wide start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.FirstElement()));
+  Wide end = start + element_size;
+  for (size_t d = 0; d < view.dims.size(); ++d) end += static_cast<Wide>(view.dims[d] - 1) * view.strides[d] * element_size;
+  return {start, end};
+}
+
 ViewOverlap FromSolution(Solution solution) {
   switch (solution) {
     case Solution::kFound: return ViewOverlap::kShared;
@@ -122,9 +126,11 @@ ViewOverlap FromSolution(Solution solution) {
 
 ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b) {
   if (a.NumElements() == 0 || b.NumElements() == 0) return ViewOverlap::kDisjoint;
+  const auto [a_start, a_end] = ByteExtent(a);
+  const auto [b_start, b_end] = ByteExtent(b);
+  if (a_end <= b_start || b_end <= a_start) return ViewOverlap::kDisjoint;
   const ByteLattice x = ToBytes(a);
   const ByteLattice y = ToBytes(b);
-  if (x.End() <= y.start || y.End() <= x.start) return ViewOverlap::kDisjoint;
   if (x.start == y.start && x.element_size == y.element_size && x.dims == y.dims) return ViewOverlap::kIdentical;
   // A byte in both: x.start + sum(i*sx) + p == y.start + sum(j*sy) + q, p < ex, q < ey. With
   // j' = (size - 1) - j and q' = (ey - 1) - q every unknown is non-negative and bounded.
@@ -139,7 +145,7 @@ ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b) {
 }
 
 ViewOverlap CompareViewWithItself(const TensorView &view) {
-  if (view.NumElements() == 0) return ViewOverlap::kDisjoint;
+  if (view.NumElements() == 0 || view.IsDense()) return ViewOverlap::kDisjoint;  // dense: distinct by construction
   ByteLattice lattice = ToBytes(view);
   std::sort(lattice.dims.begin(), lattice.dims.end(),
             [](const auto &p, const auto &q) { return p.second < q.second; });
