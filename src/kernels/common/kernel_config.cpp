@@ -1,5 +1,7 @@
 #include "kernels/common/kernel_config.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -108,6 +110,12 @@ KernelConfig CurrentKernelConfig() {
   config.isa = RequestedIsa();
   config.threads = RequestedThreads();
   return config;
+}
+
+int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements) {
+  constexpr int64_t kMinElementsPerThread = 1 << 15;
+  const int64_t threads = std::min<int64_t>({config.threads, tasks, elements / kMinElementsPerThread});
+  return threads < 1 ? 1 : static_cast<int>(threads);
 }
 
 }  // namespace kernels

@@ -2,6 +2,8 @@
 // (ACLNN_HOST_ISA, ACLNN_HOST_NUM_THREADS). Results never depend on either.
 #pragma once
 
+#include <cstdint>
+
 namespace aclhost {
 namespace kernels {
 
@@ -16,6 +18,11 @@ struct KernelConfig {
 // a target the CPU cannot run falls back to the best one, with a message on stderr. Threads: all
 // online CPUs unless ACLNN_HOST_NUM_THREADS=N.
 KernelConfig CurrentKernelConfig();
+
+// Threads for `tasks` independent pieces of a problem of `elements` elements: at most
+// config.threads and tasks, and few enough that each gets 2^15 elements (below that a thread
+// team costs more than it saves); at least 1.
+int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements);
 
 const char *IsaName(Isa isa);
 

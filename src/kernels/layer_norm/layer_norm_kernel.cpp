@@ -184,8 +184,6 @@ namespace kernels {
 namespace {
 
 constexpr int64_t kRowsPerChunk = 16;
-// Below this many elements per thread a thread team costs more than it saves.
-constexpr int64_t kMinElementsPerThread = 1 << 15;
 
 }  // namespace
 
@@ -199,9 +197,7 @@ void LayerNormForward(const LayerNormArgs &args) {
   }
   const auto run = ACLHOST_FUNCTION_FOR_ISA(args.config.isa, NormalizeRowsForTarget);
   const int64_t chunks = (args.rows + kRowsPerChunk - 1) / kRowsPerChunk;
-  int64_t threads = std::min<int64_t>(args.config.threads, chunks);
-  threads = std::min<int64_t>(threads, args.rows * args.cols / kMinElementsPerThread);
-  ParallelFor(chunks, threads < 1 ? 1 : static_cast<int>(threads), [&](int64_t chunk, int /*worker*/) {
+  ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int /*worker*/) {
     run(args, chunk * kRowsPerChunk, std::min(args.rows, (chunk + 1) * kRowsPerChunk));
   });
 }

@@ -278,16 +278,6 @@ TargetFunctions FunctionsFor(Isa isa) {
 // gradInput larger than this is written around the caches: it would only evict the inputs.
 constexpr int64_t kStreamingBytes = 8 << 20;
 
-// Below this many elements per thread a thread team costs more than it saves.
-constexpr int64_t kMinElementsPerThread = 1 << 15;
-
-int ThreadsFor(const LayerNormBackwardArgs &args, int64_t tasks) {
-  int64_t threads = args.config.threads;
-  if (threads > tasks) threads = tasks;
-  if (threads > args.rows * args.cols / kMinElementsPerThread) threads = args.rows * args.cols / kMinElementsPerThread;
-  return threads < 1 ? 1 : static_cast<int>(threads);
-}
-
 // Scratch: the chunks' column partials, then three row tiles per thread when rows are staged.
 size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
   return column_sums ? static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float) : 0;
@@ -313,7 +303,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &args) {
                            args.grad_input_rows.move != nullptr;
   char *tiles = staged_rows ? static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums) : nullptr;
   const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
-  ParallelFor(chunks, ThreadsFor(args, chunks), [&](int64_t chunk, int worker) {
+  ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
     const int64_t begin = chunk * rows_per_chunk;
     const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
     char *own_tiles = staged_rows ? tiles + static_cast<size_t>(worker) * thread_tiles : nullptr;
@@ -326,7 +316,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &args) {
   // threads; then each sum is rounded once into its output.
   const int64_t padded_cols = lnb::PaddedCols(args.cols);
   const int64_t blocks = padded_cols / lnb::kLanes;
-  ParallelFor(chunks > 1 ? blocks : 0, ThreadsFor(args, blocks), [&](int64_t block, int) {
+  ParallelFor(chunks > 1 ? blocks : 0, ThreadsForWork(args.config, blocks, args.rows * args.cols), [&](int64_t block, int) {
     for (int64_t stride = 1; stride < chunks; stride *= 2) {
       for (int64_t first = 0; first + stride < chunks; first += 2 * stride) {
         target.add_partials(args.scratch, args.cols, first, first + stride, block * lnb::kLanes);

@@ -6,6 +6,7 @@ namespace aclhost {
 namespace {
 
 constexpr uint64_t kWorkspaceAlignment = 64;
+constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
 
 // Gives the operand a dense buffer of dense_dtype in the workspace when needed.
 void StageIf(bool needed, aclDataType dense_dtype, StagedOperand *operand, WorkspaceLayout *layout) {
@@ -41,6 +42,10 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
   StagedOperand operand = Describe(wanted, tensor);
   StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
   return operand;
+}
+
+int StagingThreads(int64_t elements, const kernels::KernelConfig &config) {
+  return elements >= kMinStagingElementsForThreads ? config.threads : 1;
 }
 
 const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {

@@ -7,6 +7,7 @@
 
 #include "aclnn/acl_meta.h"
 #include "kernels/common/element_type.h"
+#include "kernels/common/kernel_config.h"
 #include "tensor/tensor.h"
 
 namespace aclhost {
@@ -38,6 +39,10 @@ kernels::ElementType ElementTypeOf(aclDataType dtype);
 StagedOperand Describe(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
+
+// Threads for gathering and scattering staged copies: all the kernel may use for large problems,
+// one for small ones (their copies cost less than a thread team).
+int StagingThreads(int64_t elements, const kernels::KernelConfig &config);
 
 // At run time: the dense pointer the kernel reads (gathering first when staged) or writes, and
 // the scatter of a staged output written in kernel_dtype. NULL for an absent operand.

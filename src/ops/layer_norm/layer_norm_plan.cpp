@@ -3,11 +3,6 @@
 #include "kernels/layer_norm/layer_norm_kernel.h"
 
 namespace aclhost {
-namespace {
-
-constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
-
-}  // namespace
 
 LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShape &shape) {
   LayerNormPlan plan;
@@ -32,7 +27,7 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
 void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   if (plan.mode == LayerNormPlan::Mode::kNothing) return;
   char *workspace = static_cast<char *>(workspace_memory);
-  const int threads = plan.rows * plan.cols >= kMinStagingElementsForThreads ? plan.kernel_config.threads : 1;
+  const int threads = StagingThreads(plan.rows * plan.cols, plan.kernel_config);
   kernels::LayerNormArgs args;
   args.config = plan.kernel_config;
   args.rows = plan.rows;

@@ -6,8 +6,6 @@
 namespace aclhost {
 namespace {
 
-constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
-
 // gradOut, input, gradInput: moved by rows through the kernel when not usable directly.
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, bool usable_directly) {
   StagedOperand operand = Describe(wanted, tensor);
@@ -88,8 +86,7 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
     case LayerNormBackwardPlan::Mode::kCompute: break;
   }
   const aclDataType data_dtype = plan.input.view.dtype;
-  // Staging copies are shared among as many threads as the kernel may use; small ones run alone.
-  const int threads = plan.rows * plan.cols >= kMinStagingElementsForThreads ? plan.kernel_config.threads : 1;
+  const int threads = StagingThreads(plan.rows * plan.cols, plan.kernel_config);
   kernels::LayerNormBackwardArgs args;
   args.config = plan.kernel_config;
   args.rows = plan.rows;
