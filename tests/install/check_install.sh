@@ -8,6 +8,19 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 libs=(libascendcl.so libnnopbase.so libopapi_nn.so libopapi_math.so)
 
 # A program in the style of a CANN sample, written against the public headers only.
+# Builds examples/$1 with its own CANN-style CMake against the install tree (through set_env.sh),
+# runs it, and compares what it prints with $2.
+build_and_run_sample() {
+  cp -r "$source_dir/examples/$1" sample
+  mkdir sample/build && cd sample/build
+  # shellcheck disable=SC1091
+  . "$prefix/set_env.sh"
+  cmake .. -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log || { cat cmake.log; fail "sample $1 configure"; }
+  make > make.log 2>&1 || { cat make.log; fail "sample $1 build"; }
+  ./bin/opapi_test | tee run.log
+  [ "$(cat run.log)" = "$2" ] || fail "sample $1 printed other numbers"
+}
+
 write_probe() {
   cat > probe.cpp <<'CPP'
 #include <cstdio>
@@ -73,13 +86,6 @@ CPP
   ;;
 example)
   # The shipped sample, built exactly as CANN's recipe builds samples, found through set_env.sh.
-  cp -r "$source_dir/examples/layer_norm_backward" sample
-  mkdir sample/build && cd sample/build
-  # shellcheck disable=SC1091
-  . "$prefix/set_env.sh"
-  cmake .. -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log || { cat cmake.log; fail "sample configure"; }
-  make > make.log 2>&1 || { cat make.log; fail "sample build"; }
-  ./bin/opapi_test | tee run.log
   expected="gradInputOut result[0] is: -2.000000
 gradInputOut result[1] is: -94.000000
 gradInputOut result[2] is: -877.500000
@@ -88,26 +94,19 @@ gradWeightOut result[0] is: 20.000000
 gradWeightOut result[1] is: 62.000000
 gradBiasOut result[0] is: 6.000000
 gradBiasOut result[1] is: 8.000000"
-  [ "$(cat run.log)" = "$expected" ] || fail "sample printed other numbers"
+  build_and_run_sample layer_norm_backward "$expected"
   echo "example OK"
   ;;
 training_step)
-  # The second sample: forward then backward, built the same way; the numbers are the formula's
-  # (computed in double precision) to 4 decimals.
-  cp -r "$source_dir/examples/layer_norm_training_step" sample
-  mkdir sample/build && cd sample/build
-  # shellcheck disable=SC1091
-  . "$prefix/set_env.sh"
-  cmake .. -DCMAKE_CXX_COMPILER=g++ -DCMAKE_SKIP_RPATH=TRUE > cmake.log || { cat cmake.log; fail "sample configure"; }
-  make > make.log 2>&1 || { cat make.log; fail "sample build"; }
-  ./bin/opapi_test | tee run.log
+  # The second sample, forward then backward; the numbers are the formula's (computed in double
+  # precision) to 4 decimals.
   expected="out: -1.3416 0.0264 -0.1056 1.8416 -0.9733 -0.0744 -1.0000 2.1222
 mean: 2.5000 2.0000
 rstd: 0.8944 0.3244
 gradInput: 0.1342 -1.2969 2.1913 -1.0286 0.1932 0.0544 -0.3853 0.1377
 gradWeight: -1.6441 -0.2017 0.8944 1.7472
 gradBias: 1.5000 0.0000 1.5000 1.2500"
-  [ "$(cat run.log)" = "$expected" ] || fail "training-step sample printed other numbers"
+  build_and_run_sample layer_norm_training_step "$expected"
   echo "training_step OK"
   ;;
 link_lines)
