@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 #include "acl/acl.h"
 #include "common/caller_enum.h"
 #include "runtime/context.h"
@@ -13,9 +15,13 @@ namespace aclhost {
 namespace {
 
 constexpr size_t kAlignment = 64;
+// Blocks of at least this size under a huge-page policy are aligned to it and offered to the
+// kernel's transparent huge pages: strided and transposed views touch a page per element
+// otherwise, and every TLB miss costs a page walk.
+constexpr size_t kHugePage = size_t{2} << 20;
 constexpr int kLastAcceptedMemcpyKind = ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
 
-aclError Allocate(const char *caller, const char *parameter, void **pointer, size_t size, bool device) {
+aclError Allocate(const char *caller, const char *parameter, void **pointer, size_t size, bool device, bool huge_pages) {
   if (pointer == nullptr) {
     ReportError(ErrorKind::kRuntime, "%s: %s is NULL; expected a pointer to receive the address", caller, parameter);
     return ACL_ERROR_INVALID_PARAM;
@@ -32,8 +38,10 @@ aclError Allocate(const char *caller, const char *parameter, void **pointer, siz
     ReportError(ErrorKind::kRuntime, "%s: size %zu is larger than any allocation can be", caller, size);
     return ACL_ERROR_RT_MEMORY_ALLOCATION;
   }
-  const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-  void *block = std::aligned_alloc(kAlignment, rounded);
+  const size_t alignment = huge_pages && size >= kHugePage && size <= SIZE_MAX - kHugePage ? kHugePage : kAlignment;
+  const size_t rounded = (size + alignment - 1) / alignment * alignment;
+  void *block = std::aligned_alloc(alignment, rounded);
+  if (block != nullptr && alignment == kHugePage) madvise(block, rounded, MADV_HUGEPAGE);  // advice only: may be refused
   if (block == nullptr) {
     ReportError(ErrorKind::kRuntime, "%s: out of memory allocating %zu bytes", caller, size);
     return ACL_ERROR_RT_MEMORY_ALLOCATION;
@@ -108,14 +116,16 @@ using aclhost::ReportError;
 
 extern "C" {
 
-aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy /*policy: pages are the OS's*/) {
-  return aclhost::Allocate("aclrtMalloc", "devPtr", devPtr, size, true);
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  const int requested = aclhost::CallerInt(policy);
+  const bool huge_pages = requested != ACL_MEM_MALLOC_NORMAL_ONLY && requested != ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
+  return aclhost::Allocate("aclrtMalloc", "devPtr", devPtr, size, true, huge_pages);
 }
 
 aclError aclrtFree(void *devPtr) { return aclhost::Release("aclrtFree", devPtr, true); }
 
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
-  return aclhost::Allocate("aclrtMallocHost", "hostPtr", hostPtr, size, false);
+  return aclhost::Allocate("aclrtMallocHost", "hostPtr", hostPtr, size, false, false);
 }
 
 aclError aclrtFreeHost(void *hostPtr) { return aclhost::Release("aclrtFreeHost", hostPtr, false); }

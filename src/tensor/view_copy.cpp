@@ -70,12 +70,14 @@ Loops Simplify(const TensorView &view) {
 }
 
 constexpr int64_t kTile = 32;
+constexpr int64_t kPrefetchColumns = 16;
 
-// Visits every element of the view in an order that suits the memory. For each run of elements
-// that are consecutive in the dense order, calls run(view_offset, view_step, dense_index, count):
-// rows of the innermost loop, or, when that loop is strided and the one outside it is not (a
-// transposed view), the columns of 32 x 32 tiles, so that both sides stay in cache. Rows (or
-// tile rows) are shared among threads; every element is written by exactly one of them.
+// Visits every element of the view in an order that suits the memory. For each run of elements,
+// calls run(view_offset, view_step, dense_index, dense_step, count): rows of the innermost loop
+// (dense_step 1), or, when that loop is strided and the one outside it is not (a transposed
+// view), the columns of 32 x 32 tiles, so that the view is walked along its memory (view_step 1)
+// and both sides of a tile stay in cache. Rows (or tile rows) are shared among threads; every
+// element is written by exactly one of them.
 template <typename Run>
 void ForEachRun(const TensorView &view, int threads, Run run) {
   if (view.NumElements() == 0) return;
@@ -84,6 +86,7 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
   const int64_t cols = loops.dims[rank - 1], col_stride = loops.strides[rank - 1];
   const int64_t rows = rank >= 2 ? loops.dims[rank - 2] : 1, row_stride = rank >= 2 ? loops.strides[rank - 2] : 0;
   const bool tiled = col_stride != 1 && row_stride == 1;
+  const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   int64_t outer_count = 1;
   for (size_t d = 0; d + 2 < rank; ++d) outer_count *= loops.dims[d];
   const int64_t row_groups = tiled ? (rows + kTile - 1) / kTile : rows;
@@ -96,16 +99,21 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
     }
     const int64_t dense_base = outer * rows * cols;
     if (!tiled) {
-      run(outer_offset + group * row_stride, col_stride, dense_base + group * cols, cols);
+      run(outer_offset + group * row_stride, col_stride, dense_base + group * cols, 1, cols);
       return;
     }
     const int64_t i0 = group * kTile, i1 = i0 + kTile < rows ? i0 + kTile : rows;
-    for (int64_t j0 = 0; j0 < cols; j0 += kTile) {
-      const int64_t j1 = j0 + kTile < cols ? j0 + kTile : cols;
-      for (int64_t i = i0; i < i1; ++i) {
-        // Along j the view is strided and the dense side consecutive.
-        run(outer_offset + i + j0 * col_stride, col_stride, dense_base + i * cols + j0, j1 - j0);
+    const char *first = static_cast<const char *>(view.FirstElement());
+    const int64_t run_bytes = (i1 - i0) * element_size;
+    for (int64_t j = 0; j < cols; ++j) {
+      // Each column's run is in its own pages, out of the hardware prefetcher's sight: ask for
+      // the runs a few columns ahead, so that many cache misses are in flight at once.
+      if (j + kPrefetchColumns < cols) {
+        const char *ahead = first + (outer_offset + i0 + (j + kPrefetchColumns) * col_stride) * element_size;
+        for (int64_t byte = 0; byte < run_bytes; byte += 64) __builtin_prefetch(ahead + byte);
       }
+      // Along i the view is consecutive and the dense side strided.
+      run(outer_offset + i0 + j * col_stride, 1, dense_base + i0 * cols + j, cols, i1 - i0);
     }
   });
 }
@@ -114,12 +122,12 @@ template <typename Element>
 void CopyOut(const TensorView &view, void *dense, int threads) {
   const Element *source = static_cast<const Element *>(view.FirstElement());
   Element *out = static_cast<Element *>(dense);
-  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t count) {
-    if (step == 1) {
+  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
+    if (step == 1 && dense_step == 1) {
       std::memcpy(out + index, source + at, static_cast<size_t>(count) * sizeof(Element));
       return;
     }
-    for (int64_t k = 0; k < count; ++k) out[index + k] = source[at + k * step];
+    for (int64_t k = 0; k < count; ++k) out[index + k * dense_step] = source[at + k * step];
   });
 }
 
@@ -127,12 +135,12 @@ template <typename Element>
 void CopyIn(const void *dense, const TensorView &view, int threads) {
   const Element *in = static_cast<const Element *>(dense);
   Element *target = static_cast<Element *>(view.FirstElement());
-  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t count) {
-    if (step == 1) {
+  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
+    if (step == 1 && dense_step == 1) {
       std::memcpy(target + at, in + index, static_cast<size_t>(count) * sizeof(Element));
       return;
     }
-    for (int64_t k = 0; k < count; ++k) target[at + k * step] = in[index + k];
+    for (int64_t k = 0; k < count; ++k) target[at + k * step] = in[index + k * dense_step];
   });
 }
 
@@ -160,9 +168,10 @@ void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorVi
   const size_t in_size = aclDataTypeSize(dense_dtype);
   char *base = static_cast<char *>(view.FirstElement());
   const int64_t out_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
-  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t count) {
+  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
     for (int64_t k = 0; k < count; ++k) {
-      StoreFromFloat(LoadAsFloat(in + (index + k) * in_size, dense_dtype), view.dtype, base + (at + k * step) * out_size);
+      StoreFromFloat(LoadAsFloat(in + (index + k * dense_step) * in_size, dense_dtype), view.dtype,
+                     base + (at + k * step) * out_size);
     }
   });
 }
@@ -230,7 +239,7 @@ void ScatterRows(const void *dense, aclDataType dense_dtype, const TensorView &v
 void FillZero(const TensorView &view) {
   const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   char *base = static_cast<char *>(view.FirstElement());
-  ForEachRun(view, 1, [&](int64_t at, int64_t step, int64_t, int64_t count) {
+  ForEachRun(view, 1, [&](int64_t at, int64_t step, int64_t, int64_t, int64_t count) {
     for (int64_t k = 0; k < count; ++k) std::memset(base + (at + k * step) * element_size, 0, static_cast<size_t>(element_size));
   });
 }

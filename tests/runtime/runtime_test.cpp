@@ -162,6 +162,20 @@ TEST_F(RuntimeTest, MallocAlignsAndRejectsBadArguments) {
   }
 }
 
+TEST_F(RuntimeTest, LargeBlocksUnderHugePagePoliciesStartOnAHugePage) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  for (const aclrtMemMallocPolicy policy : {ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_NORMAL_ONLY}) {
+    void *memory = nullptr;
+    const size_t size = 3 * kHugePage + 5;
+    ASSERT_EQ(aclrtMalloc(&memory, size, policy), ACL_SUCCESS);
+    const uintptr_t address = reinterpret_cast<uintptr_t>(memory);
+    EXPECT_EQ(address % (policy == ACL_MEM_MALLOC_NORMAL_ONLY ? 64 : kHugePage), 0u) << "policy " << policy;
+    std::memset(memory, 0x5A, size);  // every byte asked for is usable
+    EXPECT_EQ(static_cast<unsigned char *>(memory)[size - 1], 0x5A);
+    EXPECT_EQ(aclrtFree(memory), ACL_SUCCESS);
+  }
+}
+
 TEST_F(RuntimeTest, FreeRejectsUnknownAndRepeatedPointers) {
   void *memory = Malloc(128);
   int local = 0;

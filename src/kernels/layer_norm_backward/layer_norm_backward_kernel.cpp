@@ -47,7 +47,8 @@ inline float SumLanes(float *lanes) {
 
 // Rows staged at a time: about 64 KiB of each operand, so that a block stays in L2.
 inline int64_t TileRows(int64_t rows, int64_t cols, size_t element_size) {
-  const int64_t by_size = (int64_t{64} << 10) / (cols * static_cast<int64_t>(element_size));
+  int64_t by_size = (int64_t{64} << 10) / (cols * static_cast<int64_t>(element_size));
+  if (by_size >= 16) by_size = by_size / 16 * 16;  // whole cache lines of a transposed view's columns
   const int64_t limit = RowsPerChunk(rows);
   return by_size < 1 ? 1 : by_size > limit ? limit : by_size;
 }
