@@ -24,6 +24,11 @@ KernelConfig CurrentKernelConfig();
 // team costs more than it saves); at least 1.
 int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements);
 
+// Whether an output of `bytes` bytes is written around the caches with non-temporal stores: one
+// larger than this would only evict the inputs, and a normal store first reads every line it
+// writes, a third stream of memory traffic.
+inline bool StreamsOutput(int64_t bytes) { return bytes > (int64_t{8} << 20); }
+
 const char *IsaName(Isa isa);
 
 // Whether the CPU (and this build) can run isa.

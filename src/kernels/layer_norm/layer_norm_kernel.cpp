@@ -57,8 +57,9 @@ namespace HWY_NAMESPACE {
 static_assert(kBlockLanes == ln::kLanes, "one block width");
 
 // Rows [row_begin, row_end). kAffine: the dtype of weight and bias (equal when both are given).
+// stream_out: write the whole blocks of 64-byte aligned output rows with non-temporal stores.
 template <ElementType kInput, ElementType kAffine, ElementType kOut>
-void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end) {
+void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   const BlockTag d;
   constexpr int64_t width = kBlockWidth;
   constexpr int64_t vecs = kBlockVecs;
@@ -122,6 +123,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     const BlockVec rstd_vec = hn::Set(d, rstd);
 
     // Each block is read before it is written, which keeps exact in-place use correct.
+    const bool stream_row = stream_out && reinterpret_cast<uintptr_t>(out_row) % 64 == 0;
     for (int64_t n = 0; n < cols; n += kBlockLanes) {
       centred(row, n);
       if (args.weight != nullptr) ReadBlock<kAffine>(args.weight, n, cols, w);
@@ -132,14 +134,19 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
         if (args.bias != nullptr) value = hn::Add(value, b[v]);
         x[v] = value;
       }
-      WriteBlock<kOut>(x, out_row, n, cols);
+      if (stream_row && n + kBlockLanes <= cols) {
+        StreamBlock<kOut>(x, out_row, n);
+      } else {
+        WriteBlock<kOut>(x, out_row, n, cols);
+      }
     }
     if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, mean);
     if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, rstd);
   }
+  if (stream_out) hwy::FlushStream();  // make the non-temporal stores visible
 }
 
-using RowsFunction = void (*)(const LayerNormArgs &, int64_t, int64_t);
+using RowsFunction = void (*)(const LayerNormArgs &, int64_t, int64_t, bool);
 
 template <ElementType kInput, ElementType kAffine>
 RowsFunction ForOutput(ElementType out) {
@@ -158,14 +165,14 @@ RowsFunction ForAffine(const LayerNormArgs &args) {
   return affine_is_float ? ForOutput<kInput, ElementType::kFloat32>(args.out_type) : ForOutput<kInput, kInput>(args.out_type);
 }
 
-void NormalizeRowsForTarget(const LayerNormArgs &args, int64_t row_begin, int64_t row_end) {
+void NormalizeRowsForTarget(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   RowsFunction run = nullptr;
   switch (args.input_type) {
     case ElementType::kFloat16: run = ForAffine<ElementType::kFloat16>(args); break;
     case ElementType::kBFloat16: run = ForAffine<ElementType::kBFloat16>(args); break;
     case ElementType::kFloat32: run = ForAffine<ElementType::kFloat32>(args); break;
   }
-  run(args, row_begin, row_end);
+  run(args, row_begin, row_end, stream_out);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -197,8 +204,9 @@ void LayerNormForward(const LayerNormArgs &args) {
   }
   const auto run = ACLHOST_FUNCTION_FOR_ISA(args.config.isa, NormalizeRowsForTarget);
   const int64_t chunks = (args.rows + kRowsPerChunk - 1) / kRowsPerChunk;
+  const bool stream_out = StreamsOutput(args.rows * args.cols * static_cast<int64_t>(ElementSize(args.out_type)));
   ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int /*worker*/) {
-    run(args, chunk * kRowsPerChunk, std::min(args.rows, (chunk + 1) * kRowsPerChunk));
+    run(args, chunk * kRowsPerChunk, std::min(args.rows, (chunk + 1) * kRowsPerChunk), stream_out);
   });
 }
 

@@ -276,9 +276,6 @@ TargetFunctions FunctionsFor(Isa isa) {
   return {ACLHOST_FUNCTION_FOR_ISA(isa, RunChunkForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials)};
 }
 
-// gradInput larger than this is written around the caches: it would only evict the inputs.
-constexpr int64_t kStreamingBytes = 8 << 20;
-
 // Scratch: the chunks' column partials, then three row tiles per thread when rows are staged.
 size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
   return column_sums ? static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float) : 0;
@@ -294,7 +291,7 @@ size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType dat
 
 void LayerNormBackward(const LayerNormBackwardArgs &args) {
   const bool stream_grad_input = args.grad_input != nullptr && args.grad_input_rows.move == nullptr &&
-                                 args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)) > kStreamingBytes;
+                                 StreamsOutput(args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)));
   const TargetFunctions target = FunctionsFor(args.config.isa);
   const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
