@@ -23,6 +23,7 @@
 #define ACLNN_HOST_LAYER_NORM_LANES
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace aclhost {
 namespace kernels {
@@ -58,24 +59,24 @@ static_assert(kBlockLanes == ln::kLanes, "one block width");
 
 // Rows [row_begin, row_end). kAffine: the dtype of weight and bias (equal when both are given).
 // stream_out: write the whole blocks of 64-byte aligned output rows with non-temporal stores.
-template <ElementType kInput, ElementType kAffine, ElementType kOut>
+// Every pass runs its whole blocks in one loop and the row's zero-padded last block after it, so
+// that the loops hold their vectors in registers (a tail's memcpy would spill them every block).
+template <ElementType kInput, ElementType kAffine, ElementType kOut, bool kHasWeight, bool kHasBias>
 void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   const BlockTag d;
   constexpr int64_t width = kBlockWidth;
   constexpr int64_t vecs = kBlockVecs;
   const int64_t cols = args.cols;
+  const int64_t whole_cols = cols / kBlockLanes * kBlockLanes;
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kInput));
   const int64_t out_row_bytes = cols * static_cast<int64_t>(ElementSize(kOut));
   const float cols_as_float = static_cast<float>(cols);
-  BlockVec x[vecs], acc[vecs], w[vecs], b[vecs];
   alignas(64) float lanes[kBlockLanes];
-  for (int64_t v = 0; v < vecs; ++v) w[v] = b[v] = hn::Zero(d);  // read only when present
 
-  // The lanes of the block at column n that lie past the row's end count for nothing.
-  auto zero_past_end = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
-    if (n + kBlockLanes <= cols) return;
+  // The lanes of the last block that lie past the row's end count for nothing.
+  auto zero_past_end = [&](BlockVec *x) HWY_ATTR __attribute__((always_inline)) {
     for (int64_t v = 0; v < vecs; ++v) {
-      const int64_t valid = cols - n - v * width;
+      const int64_t valid = cols - whole_cols - v * width;
       const size_t count = valid <= 0 ? 0 : static_cast<size_t>(valid < width ? valid : width);
       x[v] = hn::IfThenElseZero(hn::FirstN(d, count), x[v]);
     }
@@ -90,12 +91,17 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     char *out_row = static_cast<char *>(args.out) + m * out_row_bytes;
     const float pivot_value = static_cast<float>(LoadElement(args.input, kInput, m * cols));
     const BlockVec pivot = hn::Set(d, pivot_value);
+    BlockVec x[vecs], acc[vecs];
 
     for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Zero(d);
-    for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      ReadBlock<kInput>(row, n, cols, x);
+    for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
+      LoadBlock<kInput>(row, n, x);
+      for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], hn::Sub(x[v], pivot));
+    }
+    if (whole_cols < cols) {
+      ReadBlock<kInput>(row, whole_cols, cols, x);
       for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot);
-      zero_past_end(n);
+      zero_past_end(x);
       for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], x[v]);
     }
     // The mean as the float nearest it plus what that float misses (TwoSum), so that x - mean is
@@ -103,42 +109,67 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     const float shift = sum_lanes(acc) / cols_as_float;  // mean - pivot
     const float mean = pivot_value + shift;
     const BlockVec mean_vec = hn::Set(d, mean), mean_rest_vec = hn::Set(d, ln::AddError(pivot_value, shift, mean));
-    auto centred = [&](const char *row_data, int64_t n) HWY_ATTR __attribute__((always_inline)) {
-      ReadBlock<kInput>(row_data, n, cols, x);
-      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean_vec), mean_rest_vec);
+    auto centre = [&](BlockVec *values) HWY_ATTR __attribute__((always_inline)) {
+      for (int64_t v = 0; v < vecs; ++v) values[v] = hn::Sub(hn::Sub(values[v], mean_vec), mean_rest_vec);
     };
 
     // The next row is fetched while this one is worked on from cache: otherwise every row's
     // arithmetic waits behind its own first read from memory.
-    const char *next_row = m + 1 < row_end ? row + row_bytes : nullptr;
+    const char *next_row = m + 1 < row_end ? row + row_bytes : row;
     for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Zero(d);
-    for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      if (next_row != nullptr) hwy::Prefetch(next_row + n * static_cast<int64_t>(ElementSize(kInput)));
-      centred(row, n);
-      zero_past_end(n);
+    for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
+      hwy::Prefetch(next_row + n * static_cast<int64_t>(ElementSize(kInput)));
+      LoadBlock<kInput>(row, n, x);
+      centre(x);
+      for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], hn::Mul(x[v], x[v]));
+    }
+    if (whole_cols < cols) {
+      ReadBlock<kInput>(row, whole_cols, cols, x);
+      centre(x);
+      zero_past_end(x);
       for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], hn::Mul(x[v], x[v]));
     }
     const float variance = sum_lanes(acc) / cols_as_float;
     const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance) + args.eps));
     const BlockVec rstd_vec = hn::Set(d, rstd);
 
-    // Each block is read before it is written, which keeps exact in-place use correct.
-    const bool stream_row = stream_out && reinterpret_cast<uintptr_t>(out_row) % 64 == 0;
-    for (int64_t n = 0; n < cols; n += kBlockLanes) {
-      centred(row, n);
-      if (args.weight != nullptr) ReadBlock<kAffine>(args.weight, n, cols, w);
-      if (args.bias != nullptr) ReadBlock<kAffine>(args.bias, n, cols, b);
+    // out = (x - mean) * rstd * weight + bias, for a block whose x is loaded and whose weight and
+    // bias are in w and b.
+    auto normalize = [&](BlockVec *values, const BlockVec *w, const BlockVec *b) HWY_ATTR __attribute__((always_inline)) {
+      centre(values);
       for (int64_t v = 0; v < vecs; ++v) {
-        BlockVec value = hn::Mul(x[v], rstd_vec);
-        if (args.weight != nullptr) value = hn::Mul(value, w[v]);
-        if (args.bias != nullptr) value = hn::Add(value, b[v]);
-        x[v] = value;
+        BlockVec value = hn::Mul(values[v], rstd_vec);
+        if (kHasWeight) value = hn::Mul(value, w[v]);
+        if (kHasBias) value = hn::Add(value, b[v]);
+        values[v] = value;
       }
-      if (stream_row && n + kBlockLanes <= cols) {
-        StreamBlock<kOut>(x, out_row, n);
-      } else {
-        WriteBlock<kOut>(x, out_row, n, cols);
+    };
+    // Each block is read before it is written, which keeps exact in-place use correct.
+    BlockVec w[vecs], b[vecs];
+    auto whole_blocks = [&](auto stream) HWY_ATTR __attribute__((always_inline)) {
+      for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
+        LoadBlock<kInput>(row, n, x);
+        if (kHasWeight) LoadBlock<kAffine>(args.weight, n, w);
+        if (kHasBias) LoadBlock<kAffine>(args.bias, n, b);
+        normalize(x, w, b);
+        if (decltype(stream)::value) {
+          StreamBlock<kOut>(x, out_row, n);
+        } else {
+          WriteBlock<kOut>(x, out_row, n, cols);
+        }
       }
+    };
+    if (stream_out && reinterpret_cast<uintptr_t>(out_row) % 64 == 0) {
+      whole_blocks(std::true_type());
+    } else {
+      whole_blocks(std::false_type());
+    }
+    if (whole_cols < cols) {
+      ReadBlock<kInput>(row, whole_cols, cols, x);
+      if (kHasWeight) ReadBlock<kAffine>(args.weight, whole_cols, cols, w);
+      if (kHasBias) ReadBlock<kAffine>(args.bias, whole_cols, cols, b);
+      normalize(x, w, b);
+      WriteBlock<kOut>(x, out_row, whole_cols, cols);
     }
     if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, mean);
     if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, rstd);
@@ -148,21 +179,31 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
 
 using RowsFunction = void (*)(const LayerNormArgs &, int64_t, int64_t, bool);
 
+template <ElementType kInput, ElementType kAffine, ElementType kOut>
+RowsFunction ForPresence(const LayerNormArgs &args) {
+  if (args.weight != nullptr) {
+    return args.bias != nullptr ? &NormalizeRows<kInput, kAffine, kOut, true, true>
+                                : &NormalizeRows<kInput, kAffine, kOut, true, false>;
+  }
+  return args.bias != nullptr ? &NormalizeRows<kInput, kAffine, kOut, false, true>
+                              : &NormalizeRows<kInput, kAffine, kOut, false, false>;
+}
+
 template <ElementType kInput, ElementType kAffine>
-RowsFunction ForOutput(ElementType out) {
-  switch (out) {
-    case ElementType::kFloat16: return &NormalizeRows<kInput, kAffine, ElementType::kFloat16>;
-    case ElementType::kBFloat16: return &NormalizeRows<kInput, kAffine, ElementType::kBFloat16>;
+RowsFunction ForOutput(const LayerNormArgs &args) {
+  switch (args.out_type) {
+    case ElementType::kFloat16: return ForPresence<kInput, kAffine, ElementType::kFloat16>(args);
+    case ElementType::kBFloat16: return ForPresence<kInput, kAffine, ElementType::kBFloat16>(args);
     case ElementType::kFloat32: break;
   }
-  return &NormalizeRows<kInput, kAffine, ElementType::kFloat32>;
+  return ForPresence<kInput, kAffine, ElementType::kFloat32>(args);
 }
 
 template <ElementType kInput>
 RowsFunction ForAffine(const LayerNormArgs &args) {
   const bool affine_is_float = (args.weight != nullptr && args.weight_type == ElementType::kFloat32) ||
                                (args.weight == nullptr && args.bias != nullptr && args.bias_type == ElementType::kFloat32);
-  return affine_is_float ? ForOutput<kInput, ElementType::kFloat32>(args.out_type) : ForOutput<kInput, kInput>(args.out_type);
+  return affine_is_float ? ForOutput<kInput, ElementType::kFloat32>(args) : ForOutput<kInput, kInput>(args);
 }
 
 void NormalizeRowsForTarget(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
