@@ -24,6 +24,24 @@ void ConvertFloatsForTarget(const float *in, int64_t count, ElementType type, vo
   }
 }
 
+template <ElementType T>
+void WidenBlocks(const void *in, int64_t count, float *out) {
+  const BlockTag d;
+  BlockVec block[kBlockVecs];
+  for (int64_t n = 0; n < count; n += kBlockLanes) {
+    ReadBlock<T>(in, n, count, block);  // the last block zero-padded: out has room for it
+    for (int64_t v = 0; v < kBlockVecs; ++v) hn::StoreU(block[v], d, out + n + v * kBlockWidth);
+  }
+}
+
+void WidenToFloatsForTarget(const void *in, ElementType type, int64_t count, float *out) {
+  switch (type) {
+    case ElementType::kFloat16: return WidenBlocks<ElementType::kFloat16>(in, count, out);
+    case ElementType::kBFloat16: return WidenBlocks<ElementType::kBFloat16>(in, count, out);
+    case ElementType::kFloat32: return WidenBlocks<ElementType::kFloat32>(in, count, out);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kernels
 }  // namespace aclhost
@@ -35,6 +53,10 @@ namespace kernels {
 
 void ConvertFloats(const float *in, int64_t count, ElementType type, void *out, Isa isa) {
   ACLHOST_FUNCTION_FOR_ISA(isa, ConvertFloatsForTarget)(in, count, type, out);
+}
+
+void WidenToFloats(const void *in, ElementType type, int64_t count, float *out, Isa isa) {
+  ACLHOST_FUNCTION_FOR_ISA(isa, WidenToFloatsForTarget)(in, type, count, out);
 }
 
 }  // namespace kernels

@@ -57,11 +57,11 @@ namespace HWY_NAMESPACE {
 
 static_assert(kBlockLanes == ln::kLanes, "one block width");
 
-// Rows [row_begin, row_end). kAffine: the dtype of weight and bias (equal when both are given).
+// Rows [row_begin, row_end); weight and bias, when given, are float32.
 // stream_out: write the whole blocks of 64-byte aligned output rows with non-temporal stores.
 // Every pass runs its whole blocks in one loop and the row's zero-padded last block after it, so
 // that the loops hold their vectors in registers (a tail's memcpy would spill them every block).
-template <ElementType kInput, ElementType kAffine, ElementType kOut, bool kHasWeight, bool kHasBias>
+template <ElementType kInput, ElementType kOut, bool kHasWeight, bool kHasBias>
 void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   const BlockTag d;
   constexpr int64_t width = kBlockWidth;
@@ -149,8 +149,8 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     auto whole_blocks = [&](auto stream) HWY_ATTR __attribute__((always_inline)) {
       for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
         LoadBlock<kInput>(row, n, x);
-        if (kHasWeight) LoadBlock<kAffine>(args.weight, n, w);
-        if (kHasBias) LoadBlock<kAffine>(args.bias, n, b);
+        if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
+        if (kHasBias) LoadBlock<ElementType::kFloat32>(args.bias, n, b);
         normalize(x, w, b);
         if (decltype(stream)::value) {
           StreamBlock<kOut>(x, out_row, n);
@@ -166,8 +166,8 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     }
     if (whole_cols < cols) {
       ReadBlock<kInput>(row, whole_cols, cols, x);
-      if (kHasWeight) ReadBlock<kAffine>(args.weight, whole_cols, cols, w);
-      if (kHasBias) ReadBlock<kAffine>(args.bias, whole_cols, cols, b);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args.weight, whole_cols, cols, w);
+      if (kHasBias) ReadBlock<ElementType::kFloat32>(args.bias, whole_cols, cols, b);
       normalize(x, w, b);
       WriteBlock<kOut>(x, out_row, whole_cols, cols);
     }
@@ -179,39 +179,30 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
 
 using RowsFunction = void (*)(const LayerNormArgs &, int64_t, int64_t, bool);
 
-template <ElementType kInput, ElementType kAffine, ElementType kOut>
+template <ElementType kInput, ElementType kOut>
 RowsFunction ForPresence(const LayerNormArgs &args) {
   if (args.weight != nullptr) {
-    return args.bias != nullptr ? &NormalizeRows<kInput, kAffine, kOut, true, true>
-                                : &NormalizeRows<kInput, kAffine, kOut, true, false>;
+    return args.bias != nullptr ? &NormalizeRows<kInput, kOut, true, true> : &NormalizeRows<kInput, kOut, true, false>;
   }
-  return args.bias != nullptr ? &NormalizeRows<kInput, kAffine, kOut, false, true>
-                              : &NormalizeRows<kInput, kAffine, kOut, false, false>;
-}
-
-template <ElementType kInput, ElementType kAffine>
-RowsFunction ForOutput(const LayerNormArgs &args) {
-  switch (args.out_type) {
-    case ElementType::kFloat16: return ForPresence<kInput, kAffine, ElementType::kFloat16>(args);
-    case ElementType::kBFloat16: return ForPresence<kInput, kAffine, ElementType::kBFloat16>(args);
-    case ElementType::kFloat32: break;
-  }
-  return ForPresence<kInput, kAffine, ElementType::kFloat32>(args);
+  return args.bias != nullptr ? &NormalizeRows<kInput, kOut, false, true> : &NormalizeRows<kInput, kOut, false, false>;
 }
 
 template <ElementType kInput>
-RowsFunction ForAffine(const LayerNormArgs &args) {
-  const bool affine_is_float = (args.weight != nullptr && args.weight_type == ElementType::kFloat32) ||
-                               (args.weight == nullptr && args.bias != nullptr && args.bias_type == ElementType::kFloat32);
-  return affine_is_float ? ForOutput<kInput, ElementType::kFloat32>(args) : ForOutput<kInput, kInput>(args);
+RowsFunction ForOutput(const LayerNormArgs &args) {
+  switch (args.out_type) {
+    case ElementType::kFloat16: return ForPresence<kInput, ElementType::kFloat16>(args);
+    case ElementType::kBFloat16: return ForPresence<kInput, ElementType::kBFloat16>(args);
+    case ElementType::kFloat32: break;
+  }
+  return ForPresence<kInput, ElementType::kFloat32>(args);
 }
 
 void NormalizeRowsForTarget(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   RowsFunction run = nullptr;
   switch (args.input_type) {
-    case ElementType::kFloat16: run = ForAffine<ElementType::kFloat16>(args); break;
-    case ElementType::kBFloat16: run = ForAffine<ElementType::kBFloat16>(args); break;
-    case ElementType::kFloat32: run = ForAffine<ElementType::kFloat32>(args); break;
+    case ElementType::kFloat16: run = ForOutput<ElementType::kFloat16>(args); break;
+    case ElementType::kBFloat16: run = ForOutput<ElementType::kBFloat16>(args); break;
+    case ElementType::kFloat32: run = ForOutput<ElementType::kFloat32>(args); break;
   }
   run(args, row_begin, row_end, stream_out);
 }
@@ -224,7 +215,10 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <algorithm>
 
+#include <utility>
+
 #include "common/parallel_for.h"
+#include "kernels/common/convert.h"
 #include "kernels/common/dispatch.h"
 
 namespace aclhost {
@@ -233,9 +227,29 @@ namespace {
 
 constexpr int64_t kRowsPerChunk = 16;
 
+size_t WidenedAffineBytes(int64_t cols, ElementType type) {
+  return type == ElementType::kFloat32 ? 0 : WidenedBytes(cols);
+}
+
 }  // namespace
 
-void LayerNormForward(const LayerNormArgs &args) {
+size_t LayerNormForwardScratchBytes(int64_t cols, ElementType weight_type, ElementType bias_type) {
+  return WidenedAffineBytes(cols, weight_type) + WidenedAffineBytes(cols, bias_type);
+}
+
+void LayerNormForward(const LayerNormArgs &given) {
+  // The rows read a 16-bit weight or bias as float32, widened here once.
+  LayerNormArgs args = given;
+  char *scratch = static_cast<char *>(given.scratch);
+  for (auto [vector, type] : {std::pair<const void **, ElementType *>{&args.weight, &args.weight_type}, {&args.bias, &args.bias_type}}) {
+    if (*vector == nullptr || *type == ElementType::kFloat32 || args.cols == 0) continue;
+    float *widened = reinterpret_cast<float *>(scratch);
+    WidenToFloats(*vector, *type, args.cols, widened, args.config.isa);
+    scratch += WidenedBytes(args.cols);
+    *vector = widened;
+    *type = ElementType::kFloat32;
+  }
+
   if (args.cols == 0) {  // empty rows: mean 0, rstd NaN (upstream's choice)
     for (int64_t m = 0; m < args.rows; ++m) {
       if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, 0.0f);

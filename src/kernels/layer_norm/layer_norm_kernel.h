@@ -2,6 +2,7 @@
 // (rows x cols), element types and how to run.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/common/element_type.h"
@@ -29,8 +30,16 @@ struct LayerNormArgs {
   void *mean = nullptr;          // rows, or nullptr when not wanted
   void *rstd = nullptr;          // rows, or nullptr when not wanted
 
+  // LayerNormForwardScratchBytes(cols, weight_type, bias_type) bytes, 64-byte aligned, when a
+  // FLOAT16 or BFLOAT16 weight or bias is given: the kernel widens them there once. It allocates
+  // nothing itself.
+  void *scratch = nullptr;
+
   KernelConfig config;
 };
+
+// ElementType::kFloat32 for an absent weight or bias.
+size_t LayerNormForwardScratchBytes(int64_t cols, ElementType weight_type, ElementType bias_type);
 
 // mean_m = sum_n x / N; rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps); out = (x - mean_m) *
 // rstd_m * weight + bias, in float32, every value taken relative to the row's first element so

@@ -78,7 +78,7 @@ static_assert(kBlockLanes == lnb::kLanes, "one block width");
 // Rows [row_begin, row_end) of one chunk: gradInput of each row, and the chunk's column partial
 // sums into partials (nullptr when neither gradWeight nor gradBias is wanted).
 // stream_grad_input: write gradInput rows that are written in place with non-temporal stores.
-template <ElementType kData, ElementType kWeight, bool kHasWeight, bool kColumnSums>
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles,
               bool stream_grad_input) {
   const BlockTag d;
@@ -120,13 +120,13 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
     for (; n + kBlockLanes <= cols; n += kBlockLanes) {
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<kWeight>(args.weight, n, w);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
       accumulate(n);
     }
     if (n < cols) {
       ReadBlock<kData>(go_row, n, cols, go);
       ReadBlock<kData>(x_row, n, cols, x);
-      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args.weight, n, cols, w);
       accumulate(n);
     }
     if (grad_input_row == nullptr) return;
@@ -151,7 +151,7 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
     for (n = 0; n + kBlockLanes <= cols; n += kBlockLanes) {
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<kWeight>(args.weight, n, w);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
       compute_grad_input();
       if (stream_row) {
         StreamBlock<kData>(out, grad_input_row, n);
@@ -162,7 +162,7 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
     if (n < cols) {
       ReadBlock<kData>(go_row, n, cols, go);
       ReadBlock<kData>(x_row, n, cols, x);
-      if (kHasWeight) ReadBlock<kWeight>(args.weight, n, cols, w);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args.weight, n, cols, w);
       compute_grad_input();
       WriteBlock<kData>(out, grad_input_row, n, cols);
     }
@@ -211,13 +211,7 @@ using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, 
 
 template <ElementType kData, bool kColumnSums>
 ChunkFunction ChunkFunctionForWeight(const LayerNormBackwardArgs &args) {
-  if (args.weight == nullptr) return &RunChunk<kData, kData, false, kColumnSums>;
-  switch (args.weight_type) {
-    case ElementType::kFloat16: return &RunChunk<kData, ElementType::kFloat16, true, kColumnSums>;
-    case ElementType::kBFloat16: return &RunChunk<kData, ElementType::kBFloat16, true, kColumnSums>;
-    case ElementType::kFloat32: break;
-  }
-  return &RunChunk<kData, ElementType::kFloat32, true, kColumnSums>;
+  return args.weight != nullptr ? &RunChunk<kData, true, kColumnSums> : &RunChunk<kData, false, kColumnSums>;
 }
 
 template <bool kColumnSums>
@@ -276,30 +270,43 @@ TargetFunctions FunctionsFor(Isa isa) {
   return {ACLHOST_FUNCTION_FOR_ISA(isa, RunChunkForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials)};
 }
 
-// Scratch: the chunks' column partials, then three row tiles per thread when rows are staged.
 size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
   return column_sums ? static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float) : 0;
 }
 
-}  // namespace
-
-size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, bool column_sums,
-                                     bool staged_rows, int threads) {
-  const size_t tiles = staged_rows ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type)) : 0;
-  return PartialsBytes(rows, cols, column_sums) + tiles;
+size_t TilesBytes(int64_t rows, int64_t cols, ElementType data_type, bool staged_rows, int threads) {
+  return staged_rows ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type)) : 0;
 }
 
-void LayerNormBackward(const LayerNormBackwardArgs &args) {
+}  // namespace
+
+size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
+                                     bool column_sums, bool staged_rows, int threads) {
+  const size_t widened_weight = weight_type == ElementType::kFloat32 ? 0 : WidenedBytes(cols);
+  return PartialsBytes(rows, cols, column_sums) + TilesBytes(rows, cols, data_type, staged_rows, threads) + widened_weight;
+}
+
+void LayerNormBackward(const LayerNormBackwardArgs &given) {
+  const bool want_column_sums = given.grad_weight != nullptr || given.grad_bias != nullptr;
+  const bool staged_rows = given.grad_out_rows.move != nullptr || given.input_rows.move != nullptr ||
+                           given.grad_input_rows.move != nullptr;
+  // Scratch: the chunks' column partials, the threads' row tiles, the widened weight.
+  char *tiles = staged_rows ? static_cast<char *>(given.scratch) + PartialsBytes(given.rows, given.cols, want_column_sums) : nullptr;
+  LayerNormBackwardArgs args = given;
+  if (args.weight != nullptr && args.weight_type != ElementType::kFloat32) {
+    // The rows read a 16-bit weight as float32, widened here once.
+    float *widened = reinterpret_cast<float *>(static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums) +
+                                               TilesBytes(args.rows, args.cols, args.data_type, staged_rows, args.config.threads));
+    WidenToFloats(args.weight, args.weight_type, args.cols, widened, args.config.isa);
+    args.weight = widened;
+    args.weight_type = ElementType::kFloat32;
+  }
   const bool stream_grad_input = args.grad_input != nullptr && args.grad_input_rows.move == nullptr &&
                                  StreamsOutput(args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)));
   const TargetFunctions target = FunctionsFor(args.config.isa);
-  const bool want_column_sums = args.grad_weight != nullptr || args.grad_bias != nullptr;
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
   const int64_t chunks = lnb::ChunkCount(args.rows);
 
-  const bool staged_rows = args.grad_out_rows.move != nullptr || args.input_rows.move != nullptr ||
-                           args.grad_input_rows.move != nullptr;
-  char *tiles = staged_rows ? static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums) : nullptr;
   const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
   ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
     const int64_t begin = chunk * rows_per_chunk;

@@ -45,16 +45,18 @@ struct LayerNormBackwardArgs {
   RowStaging grad_out_rows, input_rows, grad_input_rows;
 
   // LayerNormBackwardScratchBytes(rows, cols, ...) bytes, 64-byte aligned, when grad_weight or
-  // grad_bias is wanted or any operand is staged by rows. The kernel allocates nothing itself.
+  // grad_bias is wanted, any operand is staged by rows, or weight is FLOAT16 or BFLOAT16. The
+  // kernel allocates nothing itself.
   void *scratch = nullptr;
 
   KernelConfig config;
 };
 
-// staged_rows: whether any operand will be moved through RowStaging; threads: at most how many
-// threads the call may use (KernelConfig::threads).
-size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, bool column_sums,
-                                     bool staged_rows, int threads);
+// weight_type: ElementType::kFloat32 when weight is absent; staged_rows: whether any operand will
+// be moved through RowStaging; threads: at most how many threads the call may use
+// (KernelConfig::threads). 0 when the kernel needs no scratch.
+size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
+                                     bool column_sums, bool staged_rows, int threads);
 
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;

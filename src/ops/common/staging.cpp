@@ -31,6 +31,10 @@ kernels::ElementType ElementTypeOf(aclDataType dtype) {
   }
 }
 
+kernels::ElementType KernelTypeOf(const StagedOperand &operand) {
+  return operand.present ? ElementTypeOf(operand.view.dtype) : kernels::ElementType::kFloat32;
+}
+
 StagedOperand Describe(bool wanted, const aclTensor *tensor) {
   StagedOperand operand;
   operand.present = wanted && tensor != nullptr;

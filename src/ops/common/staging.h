@@ -35,6 +35,10 @@ class WorkspaceLayout {
 // FLOAT, FLOAT16 or BF16 (what the operators' checks admit) as the kernels' element type.
 kernels::ElementType ElementTypeOf(aclDataType dtype);
 
+// The kernel's element type of an operand that is there; float32 for one that is not (what the
+// kernels' scratch sizes expect of an absent weight or bias).
+kernels::ElementType KernelTypeOf(const StagedOperand &operand);
+
 // The operand's view when wanted and present, staged nowhere yet.
 StagedOperand Describe(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense.

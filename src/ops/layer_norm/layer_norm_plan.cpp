@@ -20,6 +20,9 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   plan.out = PlanWhole(has_elements, op.out, &layout);
   plan.mean = PlanWhole(true, op.mean, &layout);
   plan.rstd = PlanWhole(true, op.rstd, &layout);
+  const size_t scratch_bytes = kernels::LayerNormForwardScratchBytes(shape.cols, KernelTypeOf(plan.weight), KernelTypeOf(plan.bias));
+  plan.uses_scratch = scratch_bytes > 0;
+  if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
   plan.workspace_size = layout.size();
   return plan;
 }
@@ -45,6 +48,7 @@ void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   args.out = DenseOutput(plan.out, workspace);
   args.mean = DenseOutput(plan.mean, workspace);
   args.rstd = DenseOutput(plan.rstd, workspace);
+  if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormForward(args);
   for (const StagedOperand *output : {&plan.out, &plan.mean, &plan.rstd}) {
     PublishOutput(*output, output->view.dtype, workspace, threads);

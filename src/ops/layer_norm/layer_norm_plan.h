@@ -19,6 +19,8 @@ struct LayerNormPlan {
   double eps = 0;
   StagedOperand input, weight, bias, out, mean, rstd;
   kernels::KernelConfig kernel_config;  // threads, read at phase 1
+  uint64_t scratch_offset = 0;          // the kernel's scratch, when it needs any
+  bool uses_scratch = false;
   uint64_t workspace_size = 0;
 };
 

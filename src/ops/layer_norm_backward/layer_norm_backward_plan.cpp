@@ -67,10 +67,11 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.grad_bias = PlanWhole(shape.want_grad_bias, op.grad_bias, &layout);
   const bool column_sums = shape.want_grad_weight || shape.want_grad_bias;
   const bool staged_rows = ByRows(plan.grad_out) || ByRows(plan.input) || ByRows(plan.grad_input);
-  if (column_sums || staged_rows) {
-    plan.scratch_offset = layout.Reserve(kernels::LayerNormBackwardScratchBytes(
-        shape.rows, shape.cols, ElementTypeOf(data_dtype), column_sums, staged_rows, plan.kernel_config.threads));
-  }
+  const size_t scratch_bytes = kernels::LayerNormBackwardScratchBytes(shape.rows, shape.cols, ElementTypeOf(data_dtype),
+                                                                      KernelTypeOf(plan.weight), column_sums, staged_rows,
+                                                                      plan.kernel_config.threads);
+  plan.uses_scratch = scratch_bytes > 0;
+  if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
   plan.workspace_size = layout.size();
   return plan;
 }
@@ -112,8 +113,7 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   if (ByRows(plan.grad_out)) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
   if (ByRows(plan.input)) args.input_rows = {&GatherRowsOf, &movers[1]};
   if (ByRows(plan.grad_input)) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
-  const bool staged_rows = ByRows(plan.grad_out) || ByRows(plan.input) || ByRows(plan.grad_input);
-  if (args.grad_weight != nullptr || args.grad_bias != nullptr || staged_rows) args.scratch = workspace + plan.scratch_offset;
+  if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormBackward(args);
   PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace, threads);
   PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace, threads);
