@@ -93,9 +93,11 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
   if (kColumnSums) std::memset(partials, 0, static_cast<size_t>(2 * padded_cols) * sizeof(float));
 
   BlockVec go[vecs], x[vecs], w[vecs], acc_g[vecs], acc_gx[vecs], out[vecs];
-  // One row: go_row, x_row and grad_input_row point at its data, wherever it is staged.
-  auto run_row = [&](int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row)
-                     HWY_ATTR __attribute__((always_inline)) {
+  // One row: go_row, x_row and grad_input_row point at its data, wherever it is staged. The rows
+  // at next_go and next_x are fetched during the second pass: otherwise each row's arithmetic
+  // waits behind its own first read from memory.
+  auto run_row = [&](int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row,
+                     const char *next_go, const char *next_x) HWY_ATTR __attribute__((always_inline)) {
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args.mean, args.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args.rstd, args.rstd_type, m)));
     for (int64_t v = 0; v < vecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
@@ -149,6 +151,8 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
       }
     };
     for (n = 0; n + kBlockLanes <= cols; n += kBlockLanes) {
+      hwy::Prefetch(next_go + n * static_cast<int64_t>(ElementSize(kData)));
+      hwy::Prefetch(next_x + n * static_cast<int64_t>(ElementSize(kData)));
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
       if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
@@ -172,8 +176,10 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
     for (int64_t m = row_begin; m < row_end; ++m) {
       char *grad_input_row = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + m * row_bytes : nullptr;
       const bool stream_row = stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-      run_row(m, static_cast<const char *>(args.grad_out) + m * row_bytes,
-              static_cast<const char *>(args.input) + m * row_bytes, grad_input_row, stream_row);
+      const int64_t next = m + 1 < row_end ? m + 1 : m;
+      const char *go_rows = static_cast<const char *>(args.grad_out), *x_rows = static_cast<const char *>(args.input);
+      run_row(m, go_rows + m * row_bytes, x_rows + m * row_bytes, grad_input_row, stream_row, go_rows + next * row_bytes,
+              x_rows + next * row_bytes);
     }
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
@@ -198,8 +204,8 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
       }
       if (args.grad_input != nullptr) grad_input_rows = static_cast<char *>(args.grad_input) + begin * row_bytes;
       for (int64_t m = begin; m < end; ++m) {
-        run_row(m, go_rows + (m - begin) * row_bytes, x_rows + (m - begin) * row_bytes,
-                grad_input_rows ? grad_input_rows + (m - begin) * row_bytes : nullptr, false);
+        const char *go_row = go_rows + (m - begin) * row_bytes, *x_row = x_rows + (m - begin) * row_bytes;
+        run_row(m, go_row, x_row, grad_input_rows ? grad_input_rows + (m - begin) * row_bytes : nullptr, false, go_row, x_row);
       }
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
