@@ -284,6 +284,43 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
+TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
+  // Three rows of 70,001 columns: dense, their segments are shared among threads; with gradOut
+  // and input strided, whole rows are staged and run by one thread each. Same values in, the
+  // same bits out, and both within tolerance of the reference.
+  constexpr int64_t kRows = 3, kCols = 70001;
+  const std::vector<int64_t> dims{kRows, kCols}, stats{kRows, 1}, normalized{kCols};
+  std::mt19937_64 random(TestSeed());
+  const std::vector<double> x = RandomValues(kRows * kCols, random, 1.0, 2.0);
+  const std::vector<double> dy = RandomValues(kRows * kCols, random);
+  const std::vector<double> w = RandomValues(kCols, random, 0.25, 1.0);
+  std::vector<double> row_mean, row_rstd;
+  aclhost::reference::RowStatistics(x, kRows, kCols, 1e-5, &row_mean, &row_rstd);
+  std::vector<std::vector<double>> results[2];
+  for (const bool strided : {false, true}) {
+    SCOPED_TRACE(strided ? "strided gradOut and input" : "dense");
+    DeviceTensor grad_out(dims, ACL_BF16, strided ? ScatteredLayout(dims, random) : DenseLayout(dims));
+    DeviceTensor input(dims, ACL_BF16, strided ? ScatteredLayout(dims, random) : DenseLayout(dims));
+    DeviceTensor mean(stats, ACL_FLOAT), rstd(stats, ACL_FLOAT), weight(normalized, ACL_BF16);
+    DeviceTensor grad_input(dims, ACL_BF16), grad_weight(normalized, ACL_FLOAT), grad_bias(normalized, ACL_FLOAT);
+    grad_out.Write(dy);
+    input.Write(x);
+    mean.Write(row_mean);
+    rstd.Write(row_rstd);
+    weight.Write(w);
+    const bool mask[] = {true, true, true};
+    RunBackward(grad_out, input, normalized, mean, rstd, &weight, mask, &grad_input, &grad_weight, &grad_bias, stream_);
+    const auto want = aclhost::reference::LayerNormBackward(grad_out.Read(), input.Read(), mean.Read(), rstd.Read(),
+                                                            weight.Read(), kRows, kCols);
+    EXPECT_TRUE(aclhost::testing::CompareThrough(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_BF16,
+                                                 ACL_BF16).Passed());
+    EXPECT_TRUE(aclhost::testing::Compare(grad_weight.Read(), want.grad_weight, want.grad_weight_magnitude, ACL_FLOAT).Passed());
+    EXPECT_TRUE(aclhost::testing::Compare(grad_bias.Read(), want.grad_bias, want.grad_bias_magnitude, ACL_FLOAT).Passed());
+    results[strided] = {grad_input.Read(), grad_weight.Read(), grad_bias.Read()};
+  }
+  EXPECT_TRUE(results[0] == results[1]) << "the strided call's outputs differ from the dense call's";
+}
+
 TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {
   // Over 8 MiB of gradInput: the kernel switches to non-temporal stores.
   for (const aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {

@@ -75,6 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
                       DeterminismCase{"bf16_3d_no_weight", {4, 130, 515}, 1, ACL_BF16, ACL_BF16, false},
                       DeterminismCase{"bf16_to_float_two_dims", {520, 3, 97}, 2, ACL_BF16, ACL_FLOAT, true},
                       DeterminismCase{"float_ragged_small", {77, 13}, 1, ACL_FLOAT, ACL_BF16, true},
+                      // Rows of five segments, which threads share.
+                      DeterminismCase{"float_long_rows", {3, 70001}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"half_long_rows_two_dims", {2, 4, 20000}, 2, ACL_FLOAT16, ACL_FLOAT16, false},
                       // Over 8 MiB of gradInput: written with non-temporal stores.
                       DeterminismCase{"float_streamed_output", {1024, 2304}, 1, ACL_FLOAT, ACL_FLOAT, true}),
     [](const ::testing::TestParamInfo<DeterminismCase> &info) { return std::string(info.param.name); });

@@ -3,7 +3,9 @@
 // The order of every floating-point operation is a function of (rows, cols) only:
 // - A row is read in blocks of kBlockLanes = 16 columns; column n feeds logical lane n % 16,
 //   whatever the vector width (a target with W lanes holds the 16 logical lanes in 16 / W
-//   vectors). The last block is zero-padded. The 16 lane sums meet in a fixed pairwise tree.
+//   vectors). The last block is zero-padded. A row's lane sums are taken per segment of
+//   kSegmentCols columns and the segments folded in order; the 16 lane sums meet in a fixed
+//   pairwise tree. Threads share the segments of long rows when there are too few chunks.
 // - Rows are cut into chunks of RowsPerChunk(rows); each chunk sums gradWeight/gradBias partials
 //   over its rows in order, and the chunk partials meet in a fixed pairwise tree. Threads take
 //   whole chunks, so their number changes who computes, never what.
@@ -58,6 +60,35 @@ inline size_t TileBytes(int64_t rows, int64_t cols, size_t element_size) {
   return (bytes + 63) / 64 * 64;
 }
 
+// A row's sums are taken segment by segment (each from zero, 16 lanes), the segments' lane sums
+// folded in order: the same for a row one thread runs and for a long row whose segments threads
+// share (rows of few chunks, so that the chunks alone would leave threads idle).
+constexpr int64_t kSegmentCols = 16384;  // a multiple of kLanes
+
+inline int64_t SegmentCount(int64_t cols) { return (cols + kSegmentCols - 1) / kSegmentCols; }
+inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
+  return segment_begin + kSegmentCols < cols ? segment_begin + kSegmentCols : cols;
+}
+inline bool SharesRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegmentCols && ChunkCount(rows) < 8; }
+
+// lanes (g, then g * xhat: 2 x 16 floats) += segment's, lane by lane.
+inline void FoldLanes(float *lanes, const float *segment) {
+  for (int64_t l = 0; l < 2 * kLanes; ++l) lanes[l] += segment[l];
+}
+
+// What one call of the per-target code does: a chunk of whole rows, or one segment of a shared row.
+struct Task {
+  enum class Kind { kChunk, kSegmentSums, kSegmentGradInput };
+  Kind kind = Kind::kChunk;
+  int64_t row_begin = 0, row_end = 0;  // a segment task: row_begin alone
+  int64_t col_begin = 0;               // a segment task's first column
+  float *partials = nullptr;           // the chunk's column partials; nullptr when not wanted
+  char *tiles = nullptr;               // kChunk: this thread's row tiles when rows are staged
+  float *lanes = nullptr;              // kSegmentSums: 2 x 16 floats out
+  float mean_g = 0, mean_gx = 0;       // kSegmentGradInput: the row's means of g and g * xhat
+  bool stream = false;                 // gradInput written with non-temporal stores
+};
+
 // Per chunk: gradWeight partials, then gradBias partials, PaddedCols(cols) floats each.
 inline float *ChunkPartials(void *scratch, int64_t cols, int64_t chunk) {
   return static_cast<float *>(scratch) + chunk * 2 * PaddedCols(cols);
@@ -75,120 +106,146 @@ namespace HWY_NAMESPACE {
 
 static_assert(kBlockLanes == lnb::kLanes, "one block width");
 
-// Rows [row_begin, row_end) of one chunk: gradInput of each row, and the chunk's column partial
-// sums into partials (nullptr when neither gradWeight nor gradBias is wanted).
-// stream_grad_input: write gradInput rows that are written in place with non-temporal stores.
+// The two passes over columns [c0, c1) of rows of one chunk (c0 a multiple of kSegmentCols, c1
+// the next one or cols). partials: the chunk's column partial sums (nullptr when neither gradWeight
+// nor gradBias is wanted).
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
-void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles,
-              bool stream_grad_input) {
-  const BlockTag d;
-  constexpr int64_t width = kBlockWidth;
-  constexpr int64_t vecs = kBlockVecs;
-  const int64_t cols = args.cols;
-  const int64_t padded_cols = lnb::PaddedCols(cols);
-  const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
-  const float cols_as_float = static_cast<float>(cols);
-  float *weight_partials = partials;
-  float *bias_partials = kColumnSums ? partials + padded_cols : nullptr;
-  if (kColumnSums) std::memset(partials, 0, static_cast<size_t>(2 * padded_cols) * sizeof(float));
+class RowPasses {
+ public:
+  RowPasses(const LayerNormBackwardArgs &args, float *partials)
+      : args_(args), weight_partials_(partials), bias_partials_(kColumnSums ? partials + lnb::PaddedCols(args.cols) : nullptr) {}
 
-  BlockVec go[vecs], x[vecs], w[vecs], acc_g[vecs], acc_gx[vecs], out[vecs];
-  // One row: go_row, x_row and grad_input_row point at its data, wherever it is staged. The rows
-  // at next_go and next_x are fetched during the second pass: otherwise each row's arithmetic
-  // waits behind its own first read from memory.
-  auto run_row = [&](int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row,
-                     const char *next_go, const char *next_x) HWY_ATTR __attribute__((always_inline)) {
-    const auto mean = hn::Set(d, static_cast<float>(LoadElement(args.mean, args.mean_type, m)));
-    const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args.rstd, args.rstd_type, m)));
-    for (int64_t v = 0; v < vecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
-
-    // Pass 1: the two row sums, and this row's share of the column sums. Whole blocks straight
-    // from memory, then the zero-padded last block.
+  // Pass 1: row m's lane sums of g and g * xhat over the columns (into 16 floats each), and the
+  // row's share of the column sums. Whole blocks straight from memory, then the zero-padded last
+  // block of the row.
+  void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, float *lanes_g, float *lanes_gx) const {
+    const BlockTag d;
+    BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], acc_g[kBlockVecs], acc_gx[kBlockVecs];
+    const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
+    const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
+    for (int64_t v = 0; v < kBlockVecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
     auto accumulate = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
-      for (int64_t v = 0; v < vecs; ++v) {
+      for (int64_t v = 0; v < kBlockVecs; ++v) {
         const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
         acc_g[v] = hn::Add(acc_g[v], g);
         acc_gx[v] = hn::Add(acc_gx[v], hn::Mul(g, xhat));
         if (kColumnSums) {
-          float *pw = weight_partials + n + v * width;
-          float *pb = bias_partials + n + v * width;
+          float *pw = weight_partials_ + n + v * kBlockWidth;
+          float *pb = bias_partials_ + n + v * kBlockWidth;
           hn::StoreU(hn::Add(hn::LoadU(d, pw), hn::Mul(go[v], xhat)), d, pw);
           hn::StoreU(hn::Add(hn::LoadU(d, pb), go[v]), d, pb);
         }
       }
     };
-    int64_t n = 0;
-    for (; n + kBlockLanes <= cols; n += kBlockLanes) {
+    int64_t n = c0;
+    for (; n + kBlockLanes <= c1; n += kBlockLanes) {
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args_.weight, n, w);
       accumulate(n);
     }
-    if (n < cols) {
-      ReadBlock<kData>(go_row, n, cols, go);
-      ReadBlock<kData>(x_row, n, cols, x);
-      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args.weight, n, cols, w);
+    if (n < c1) {
+      ReadBlock<kData>(go_row, n, c1, go);
+      ReadBlock<kData>(x_row, n, c1, x);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args_.weight, n, c1, w);
       accumulate(n);
     }
-    if (grad_input_row == nullptr) return;
-
-    alignas(64) float lanes_g[kBlockLanes], lanes_gx[kBlockLanes];
-    for (int64_t v = 0; v < vecs; ++v) {
-      hn::StoreU(acc_g[v], d, lanes_g + v * width);
-      hn::StoreU(acc_gx[v], d, lanes_gx + v * width);
+    for (int64_t v = 0; v < kBlockVecs; ++v) {
+      hn::StoreU(acc_g[v], d, lanes_g + v * kBlockWidth);
+      hn::StoreU(acc_gx[v], d, lanes_gx + v * kBlockWidth);
     }
-    const auto mean_g = hn::Set(d, lnb::SumLanes(lanes_g) / cols_as_float);
-    const auto mean_gx = hn::Set(d, lnb::SumLanes(lanes_gx) / cols_as_float);
+  }
 
-    // Pass 2: gradInput while the row is still in cache. Each block is read before it is written,
-    // which keeps exact in-place use correct.
-    auto compute_grad_input = [&]() HWY_ATTR __attribute__((always_inline)) {
-      for (int64_t v = 0; v < vecs; ++v) {
+  // Pass 2: row m's gradInput over the columns. Each block is read before it is written, which
+  // keeps exact in-place use correct. The rows at next_go and next_x are fetched meanwhile:
+  // otherwise each row's arithmetic waits behind its own first read from memory.
+  void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
+                 float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x) const {
+    const BlockTag d;
+    BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], out[kBlockVecs];
+    const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
+    const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
+    const auto mean_g = hn::Set(d, row_mean_g), mean_gx = hn::Set(d, row_mean_gx);
+    auto compute = [&]() HWY_ATTR __attribute__((always_inline)) {
+      for (int64_t v = 0; v < kBlockVecs; ++v) {
         const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
         out[v] = hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
       }
     };
-    for (n = 0; n + kBlockLanes <= cols; n += kBlockLanes) {
+    int64_t n = c0;
+    for (; n + kBlockLanes <= c1; n += kBlockLanes) {
       hwy::Prefetch(next_go + n * static_cast<int64_t>(ElementSize(kData)));
       hwy::Prefetch(next_x + n * static_cast<int64_t>(ElementSize(kData)));
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
-      compute_grad_input();
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args_.weight, n, w);
+      compute();
       if (stream_row) {
         StreamBlock<kData>(out, grad_input_row, n);
       } else {
-        WriteBlock<kData>(out, grad_input_row, n, cols);
+        WriteBlock<kData>(out, grad_input_row, n, c1);
       }
     }
-    if (n < cols) {
-      ReadBlock<kData>(go_row, n, cols, go);
-      ReadBlock<kData>(x_row, n, cols, x);
-      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args.weight, n, cols, w);
-      compute_grad_input();
-      WriteBlock<kData>(out, grad_input_row, n, cols);
+    if (n < c1) {
+      ReadBlock<kData>(go_row, n, c1, go);
+      ReadBlock<kData>(x_row, n, c1, x);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args_.weight, n, c1, w);
+      compute();
+      WriteBlock<kData>(out, grad_input_row, n, c1);
     }
-  };
+  }
 
-  if (tiles == nullptr) {
-    for (int64_t m = row_begin; m < row_end; ++m) {
+  // A whole row: its sums segment by segment, folded in order (as the segments shared among
+  // threads are), then its gradInput unless that is not wanted.
+  void Row(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row, const char *next_go,
+           const char *next_x) const {
+    const int64_t cols = args_.cols;
+    alignas(64) float lanes[2 * kBlockLanes];
+    alignas(64) float segment[2 * kBlockLanes];
+    Sums(m, go_row, x_row, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, lanes, lanes + kBlockLanes);
+    for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
+      Sums(m, go_row, x_row, c0, lnb::SegmentEnd(cols, c0), segment, segment + kBlockLanes);
+      lnb::FoldLanes(lanes, segment);
+    }
+    if (grad_input_row == nullptr) return;
+    GradInput(m, go_row, x_row, grad_input_row, 0, cols, lnb::SumLanes(lanes) / static_cast<float>(cols),
+              lnb::SumLanes(lanes + kBlockLanes) / static_cast<float>(cols), stream_row, next_go, next_x);
+  }
+
+ private:
+  const LayerNormBackwardArgs &args_;
+  float *weight_partials_;
+  float *bias_partials_;
+};
+
+// Rows [row_begin, row_end) of one chunk, whole rows one after another.
+// stream_grad_input: write gradInput rows that are written in place with non-temporal stores.
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
+void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
+  const int64_t cols = args.cols;
+  const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
+  if (kColumnSums) std::memset(task.partials, 0, static_cast<size_t>(2 * lnb::PaddedCols(cols)) * sizeof(float));
+  const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
+
+  if (task.tiles == nullptr) {
+    const char *go_rows = static_cast<const char *>(args.grad_out), *x_rows = static_cast<const char *>(args.input);
+    for (int64_t m = task.row_begin; m < task.row_end; ++m) {
       char *grad_input_row = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + m * row_bytes : nullptr;
-      const bool stream_row = stream_grad_input && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-      const int64_t next = m + 1 < row_end ? m + 1 : m;
-      const char *go_rows = static_cast<const char *>(args.grad_out), *x_rows = static_cast<const char *>(args.input);
-      run_row(m, go_rows + m * row_bytes, x_rows + m * row_bytes, grad_input_row, stream_row, go_rows + next * row_bytes,
-              x_rows + next * row_bytes);
+      const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+      const int64_t next = m + 1 < task.row_end ? m + 1 : m;
+      passes.Row(m, go_rows + m * row_bytes, x_rows + m * row_bytes, grad_input_row, stream_row, go_rows + next * row_bytes,
+                 x_rows + next * row_bytes);
     }
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
     // run in order, so the sums are the same as without staging.
     const int64_t tile_rows = lnb::TileRows(args.rows, cols, ElementSize(kData));
     const size_t tile_bytes = lnb::TileBytes(args.rows, cols, ElementSize(kData));
-    char *go_tile = tiles, *x_tile = tiles + tile_bytes, *grad_input_tile = tiles + 2 * tile_bytes;
-    for (int64_t begin = row_begin; begin < row_end; begin += tile_rows) {
-      const int64_t end = begin + tile_rows < row_end ? begin + tile_rows : row_end;
+    char *go_tile = task.tiles, *x_tile = task.tiles + tile_bytes, *grad_input_tile = task.tiles + 2 * tile_bytes;
+    for (int64_t begin = task.row_begin; begin < task.row_end; begin += tile_rows) {
+      const int64_t end = begin + tile_rows < task.row_end ? begin + tile_rows : task.row_end;
       const char *go_rows = go_tile;
       const char *x_rows = x_tile;
       char *grad_input_rows = args.grad_input_rows.move != nullptr ? grad_input_tile : nullptr;
@@ -205,35 +262,64 @@ void RunChunk(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_
       if (args.grad_input != nullptr) grad_input_rows = static_cast<char *>(args.grad_input) + begin * row_bytes;
       for (int64_t m = begin; m < end; ++m) {
         const char *go_row = go_rows + (m - begin) * row_bytes, *x_row = x_rows + (m - begin) * row_bytes;
-        run_row(m, go_row, x_row, grad_input_rows ? grad_input_rows + (m - begin) * row_bytes : nullptr, false, go_row, x_row);
+        passes.Row(m, go_row, x_row, grad_input_rows ? grad_input_rows + (m - begin) * row_bytes : nullptr, false, go_row, x_row);
       }
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
-  if (stream_grad_input) hwy::FlushStream();  // make the non-temporal stores visible
+  if (task.stream) hwy::FlushStream();  // make the non-temporal stores visible
 }
 
-using ChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *, bool);
+// One segment of row task.row_begin (a long row whose segments threads share): pass 1 into
+// task.lanes, or pass 2 with the row's folded sums.
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
+void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
+  const int64_t m = task.row_begin;
+  const int64_t row_bytes = args.cols * static_cast<int64_t>(ElementSize(kData));
+  const char *go_row = static_cast<const char *>(args.grad_out) + m * row_bytes;
+  const char *x_row = static_cast<const char *>(args.input) + m * row_bytes;
+  const int64_t c1 = lnb::SegmentEnd(args.cols, task.col_begin);
+  const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
+  if (task.kind == lnb::Task::Kind::kSegmentSums) {
+    passes.Sums(m, go_row, x_row, task.col_begin, c1, task.lanes, task.lanes + kBlockLanes);
+    return;
+  }
+  char *grad_input_row = static_cast<char *>(args.grad_input) + m * row_bytes;
+  const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+  const char *next_go = m + 1 < args.rows ? go_row + row_bytes : go_row, *next_x = m + 1 < args.rows ? x_row + row_bytes : x_row;
+  passes.GradInput(m, go_row, x_row, grad_input_row, task.col_begin, c1, task.mean_g, task.mean_gx, stream_row, next_go, next_x);
+  if (stream_row) hwy::FlushStream();
+}
+
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
+void RunTask(const LayerNormBackwardArgs &args, const lnb::Task &task) {
+  if (task.kind == lnb::Task::Kind::kChunk) {
+    RunChunk<kData, kHasWeight, kColumnSums>(args, task);
+  } else {
+    RunSegment<kData, kHasWeight, kColumnSums>(args, task);
+  }
+}
+
+using TaskFunction = void (*)(const LayerNormBackwardArgs &, const lnb::Task &);
 
 template <ElementType kData, bool kColumnSums>
-ChunkFunction ChunkFunctionForWeight(const LayerNormBackwardArgs &args) {
-  return args.weight != nullptr ? &RunChunk<kData, true, kColumnSums> : &RunChunk<kData, false, kColumnSums>;
+TaskFunction TaskFunctionForWeight(const LayerNormBackwardArgs &args) {
+  return args.weight != nullptr ? &RunTask<kData, true, kColumnSums> : &RunTask<kData, false, kColumnSums>;
 }
 
 template <bool kColumnSums>
-ChunkFunction ChunkFunctionFor(const LayerNormBackwardArgs &args) {
+TaskFunction TaskFunctionFor(const LayerNormBackwardArgs &args) {
   switch (args.data_type) {
-    case ElementType::kFloat16: return ChunkFunctionForWeight<ElementType::kFloat16, kColumnSums>(args);
-    case ElementType::kBFloat16: return ChunkFunctionForWeight<ElementType::kBFloat16, kColumnSums>(args);
+    case ElementType::kFloat16: return TaskFunctionForWeight<ElementType::kFloat16, kColumnSums>(args);
+    case ElementType::kBFloat16: return TaskFunctionForWeight<ElementType::kBFloat16, kColumnSums>(args);
     case ElementType::kFloat32: break;
   }
-  return ChunkFunctionForWeight<ElementType::kFloat32, kColumnSums>(args);
+  return TaskFunctionForWeight<ElementType::kFloat32, kColumnSums>(args);
 }
 
-void RunChunkForTarget(const LayerNormBackwardArgs &args, int64_t row_begin, int64_t row_end, float *partials, char *tiles,
-                       bool stream_grad_input) {
-  const ChunkFunction run = partials != nullptr ? ChunkFunctionFor<true>(args) : ChunkFunctionFor<false>(args);
-  run(args, row_begin, row_end, partials, tiles, stream_grad_input);
+void RunTaskForTarget(const LayerNormBackwardArgs &args, const lnb::Task &task) {
+  const TaskFunction run = task.partials != nullptr ? TaskFunctionFor<true>(args) : TaskFunctionFor<false>(args);
+  run(args, task);
 }
 
 // Chunk first's partials += chunk second's, over the columns of one block, weight and bias sums.
@@ -256,6 +342,9 @@ void AddChunkPartials(void *scratch, int64_t cols, int64_t first, int64_t second
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <algorithm>
+#include <cstring>
+
 #include "common/parallel_for.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/dispatch.h"
@@ -264,16 +353,16 @@ namespace aclhost {
 namespace kernels {
 namespace {
 
-using RunChunkFunction = void (*)(const LayerNormBackwardArgs &, int64_t, int64_t, float *, char *, bool);
+using RunTaskFunction = void (*)(const LayerNormBackwardArgs &, const lnb::Task &);
 using AddPartialsFunction = void (*)(void *, int64_t, int64_t, int64_t, int64_t);
 
 struct TargetFunctions {
-  RunChunkFunction run_chunk;
+  RunTaskFunction run_task;
   AddPartialsFunction add_partials;
 };
 
 TargetFunctions FunctionsFor(Isa isa) {
-  return {ACLHOST_FUNCTION_FOR_ISA(isa, RunChunkForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials)};
+  return {ACLHOST_FUNCTION_FOR_ISA(isa, RunTaskForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials)};
 }
 
 size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
@@ -284,25 +373,69 @@ size_t TilesBytes(int64_t rows, int64_t cols, ElementType data_type, bool staged
   return staged_rows ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type)) : 0;
 }
 
+// The segments' lane sums of a row whose segments threads share (staged rows never are).
+size_t SegmentLanesBytes(int64_t rows, int64_t cols, bool staged_rows) {
+  return !staged_rows && lnb::SharesRows(rows, cols) ? static_cast<size_t>(lnb::SegmentCount(cols)) * 2 * lnb::kLanes * sizeof(float) : 0;
+}
+
+// Rows [begin, end) of one chunk, one row at a time, each row's segments shared among threads.
+void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &target, int64_t begin, int64_t end, float *partials,
+                   float *segment_lanes, bool stream) {
+  const int64_t segments = lnb::SegmentCount(args.cols);
+  const int threads = ThreadsForWork(args.config, segments, args.cols);
+  if (partials != nullptr) std::memset(partials, 0, static_cast<size_t>(2 * lnb::PaddedCols(args.cols)) * sizeof(float));
+  for (int64_t m = begin; m < end; ++m) {
+    ParallelFor(segments, threads, [&](int64_t segment, int) {
+      lnb::Task task;
+      task.kind = lnb::Task::Kind::kSegmentSums;
+      task.row_begin = m;
+      task.col_begin = segment * lnb::kSegmentCols;
+      task.partials = partials;
+      task.lanes = segment_lanes + segment * 2 * lnb::kLanes;
+      target.run_task(args, task);
+    });
+    if (args.grad_input == nullptr) continue;
+    alignas(64) float lanes[2 * lnb::kLanes];
+    std::memcpy(lanes, segment_lanes, sizeof lanes);
+    for (int64_t segment = 1; segment < segments; ++segment) lnb::FoldLanes(lanes, segment_lanes + segment * 2 * lnb::kLanes);
+    const float cols_as_float = static_cast<float>(args.cols);
+    const float mean_g = lnb::SumLanes(lanes) / cols_as_float, mean_gx = lnb::SumLanes(lanes + lnb::kLanes) / cols_as_float;
+    ParallelFor(segments, threads, [&](int64_t segment, int) {
+      lnb::Task task;
+      task.kind = lnb::Task::Kind::kSegmentGradInput;
+      task.row_begin = m;
+      task.col_begin = segment * lnb::kSegmentCols;
+      task.mean_g = mean_g;
+      task.mean_gx = mean_gx;
+      task.stream = stream;
+      target.run_task(args, task);
+    });
+  }
+}
+
 }  // namespace
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
                                      bool column_sums, bool staged_rows, int threads) {
   const size_t widened_weight = weight_type == ElementType::kFloat32 ? 0 : WidenedBytes(cols);
-  return PartialsBytes(rows, cols, column_sums) + TilesBytes(rows, cols, data_type, staged_rows, threads) + widened_weight;
+  return PartialsBytes(rows, cols, column_sums) + TilesBytes(rows, cols, data_type, staged_rows, threads) +
+         SegmentLanesBytes(rows, cols, staged_rows) + widened_weight;
 }
 
 void LayerNormBackward(const LayerNormBackwardArgs &given) {
   const bool want_column_sums = given.grad_weight != nullptr || given.grad_bias != nullptr;
   const bool staged_rows = given.grad_out_rows.move != nullptr || given.input_rows.move != nullptr ||
                            given.grad_input_rows.move != nullptr;
-  // Scratch: the chunks' column partials, the threads' row tiles, the widened weight.
-  char *tiles = staged_rows ? static_cast<char *>(given.scratch) + PartialsBytes(given.rows, given.cols, want_column_sums) : nullptr;
+  // Scratch: the chunks' column partials, the threads' row tiles, the segments' lane sums, the
+  // widened weight.
+  char *const scratch = static_cast<char *>(given.scratch);
+  const size_t tiles_offset = PartialsBytes(given.rows, given.cols, want_column_sums);
+  const size_t lanes_offset = tiles_offset + TilesBytes(given.rows, given.cols, given.data_type, staged_rows, given.config.threads);
+  const size_t weight_offset = lanes_offset + SegmentLanesBytes(given.rows, given.cols, staged_rows);
   LayerNormBackwardArgs args = given;
   if (args.weight != nullptr && args.weight_type != ElementType::kFloat32) {
     // The rows read a 16-bit weight as float32, widened here once.
-    float *widened = reinterpret_cast<float *>(static_cast<char *>(args.scratch) + PartialsBytes(args.rows, args.cols, want_column_sums) +
-                                               TilesBytes(args.rows, args.cols, args.data_type, staged_rows, args.config.threads));
+    float *widened = reinterpret_cast<float *>(scratch + weight_offset);
     WidenToFloats(args.weight, args.weight_type, args.cols, widened, args.config.isa);
     args.weight = widened;
     args.weight_type = ElementType::kFloat32;
@@ -312,15 +445,27 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
   const TargetFunctions target = FunctionsFor(args.config.isa);
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
   const int64_t chunks = lnb::ChunkCount(args.rows);
+  auto chunk_partials = [&](int64_t chunk) { return want_column_sums ? lnb::ChunkPartials(scratch, args.cols, chunk) : nullptr; };
 
-  const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
-  ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
-    const int64_t begin = chunk * rows_per_chunk;
-    const int64_t end = begin + rows_per_chunk < args.rows ? begin + rows_per_chunk : args.rows;
-    char *own_tiles = staged_rows ? tiles + static_cast<size_t>(worker) * thread_tiles : nullptr;
-    target.run_chunk(args, begin, end, want_column_sums ? lnb::ChunkPartials(args.scratch, args.cols, chunk) : nullptr,
-                     own_tiles, stream_grad_input);
-  });
+  if (!staged_rows && lnb::SharesRows(args.rows, args.cols)) {
+    for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+      const int64_t begin = chunk * rows_per_chunk;
+      RunSharedRows(args, target, begin, std::min(begin + rows_per_chunk, args.rows), chunk_partials(chunk),
+                    reinterpret_cast<float *>(scratch + lanes_offset), stream_grad_input);
+    }
+  } else {
+    char *tiles = staged_rows ? scratch + tiles_offset : nullptr;
+    const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
+    ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
+      lnb::Task task;
+      task.row_begin = chunk * rows_per_chunk;
+      task.row_end = std::min(task.row_begin + rows_per_chunk, args.rows);
+      task.partials = chunk_partials(chunk);
+      task.tiles = staged_rows ? tiles + static_cast<size_t>(worker) * thread_tiles : nullptr;
+      task.stream = stream_grad_input;
+      target.run_task(args, task);
+    });
+  }
   if (!want_column_sums) return;
 
   // Chunk partials meet pairwise (stride 1, 2, 4, ...) in chunk 0, column blocks shared among
