@@ -21,7 +21,7 @@ if /usr/bin/python3 -c "import torch" 2> /dev/null; then python=/usr/bin/python3
 ours() {  # GB/s of aclnn-host for M N dtype, from the benchmark binary
   "$build/bin/layer_norm_backward_bench" --benchmark_filter="^LayerNormBackward/$3/$1x$2/real_time\$" \
     --benchmark_min_time=0.5 --benchmark_counters_tabular=true 2> /dev/null |
-    awk '/^LayerNormBackward/ {value = $(NF-1); sub("/s", "", value); printf "%.3f\n", value}'
+    awk '/^LayerNormBackward/ {value = $(NF-2); sub("/s", "", value); printf "%.3f\n", value}'  # counters: GB/s triad_GB/s x_triad
 }
 
 printf "threads: %s\n" "$threads"

@@ -5,7 +5,9 @@
 namespace aclhost {
 namespace bench {
 
-// Bytes per second, the best of several passes over arrays far larger than the caches.
+// Bytes per second, the best of several passes over arrays far larger than the caches. This
+// machine's bandwidth drifts while a benchmark runs (a virtual machine's neighbours), so the
+// benchmarks measure it again next to every case; the arrays are kept between calls.
 double MeasureTriad(int threads);
 double MeasureCopy(int threads);
 
