@@ -385,31 +385,29 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
   const int threads = ThreadsForWork(args.config, segments, args.cols);
   if (partials != nullptr) std::memset(partials, 0, static_cast<size_t>(2 * lnb::PaddedCols(args.cols)) * sizeof(float));
   for (int64_t m = begin; m < end; ++m) {
-    ParallelFor(segments, threads, [&](int64_t segment, int) {
-      lnb::Task task;
-      task.kind = lnb::Task::Kind::kSegmentSums;
-      task.row_begin = m;
-      task.col_begin = segment * lnb::kSegmentCols;
-      task.partials = partials;
-      task.lanes = segment_lanes + segment * 2 * lnb::kLanes;
-      target.run_task(args, task);
-    });
+    // Every segment of row m, as kind says (the kind picks which fields the task reads).
+    auto run_segments = [&](lnb::Task::Kind kind, float mean_g, float mean_gx) {
+      ParallelFor(segments, threads, [&](int64_t segment, int) {
+        lnb::Task task;
+        task.kind = kind;
+        task.row_begin = m;
+        task.col_begin = segment * lnb::kSegmentCols;
+        task.partials = partials;
+        task.lanes = segment_lanes + segment * 2 * lnb::kLanes;
+        task.mean_g = mean_g;
+        task.mean_gx = mean_gx;
+        task.stream = stream;
+        target.run_task(args, task);
+      });
+    };
+    run_segments(lnb::Task::Kind::kSegmentSums, 0, 0);
     if (args.grad_input == nullptr) continue;
     alignas(64) float lanes[2 * lnb::kLanes];
     std::memcpy(lanes, segment_lanes, sizeof lanes);
     for (int64_t segment = 1; segment < segments; ++segment) lnb::FoldLanes(lanes, segment_lanes + segment * 2 * lnb::kLanes);
     const float cols_as_float = static_cast<float>(args.cols);
-    const float mean_g = lnb::SumLanes(lanes) / cols_as_float, mean_gx = lnb::SumLanes(lanes + lnb::kLanes) / cols_as_float;
-    ParallelFor(segments, threads, [&](int64_t segment, int) {
-      lnb::Task task;
-      task.kind = lnb::Task::Kind::kSegmentGradInput;
-      task.row_begin = m;
-      task.col_begin = segment * lnb::kSegmentCols;
-      task.mean_g = mean_g;
-      task.mean_gx = mean_gx;
-      task.stream = stream;
-      target.run_task(args, task);
-    });
+    run_segments(lnb::Task::Kind::kSegmentGradInput, lnb::SumLanes(lanes) / cols_as_float,
+                 lnb::SumLanes(lanes + lnb::kLanes) / cols_as_float);
   }
 }
 
