@@ -120,6 +120,10 @@ class RowPasses {
   // block of the row.
   void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, float *lanes_g, float *lanes_gx) const {
     const BlockTag d;
+    // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
+    // every pointer on every block.
+    const void *const weight = args_.weight;
+    float *const weight_partials = weight_partials_, *const bias_partials = bias_partials_;
     BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], acc_g[kBlockVecs], acc_gx[kBlockVecs];
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
@@ -131,8 +135,8 @@ class RowPasses {
         acc_g[v] = hn::Add(acc_g[v], g);
         acc_gx[v] = hn::Add(acc_gx[v], hn::Mul(g, xhat));
         if (kColumnSums) {
-          float *pw = weight_partials_ + n + v * kBlockWidth;
-          float *pb = bias_partials_ + n + v * kBlockWidth;
+          float *pw = weight_partials + n + v * kBlockWidth;
+          float *pb = bias_partials + n + v * kBlockWidth;
           hn::StoreU(hn::Add(hn::LoadU(d, pw), hn::Mul(go[v], xhat)), d, pw);
           hn::StoreU(hn::Add(hn::LoadU(d, pb), go[v]), d, pb);
         }
@@ -142,13 +146,13 @@ class RowPasses {
     for (; n + kBlockLanes <= c1; n += kBlockLanes) {
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args_.weight, n, w);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
       accumulate(n);
     }
     if (n < c1) {
       ReadBlock<kData>(go_row, n, c1, go);
       ReadBlock<kData>(x_row, n, c1, x);
-      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args_.weight, n, c1, w);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       accumulate(n);
     }
     for (int64_t v = 0; v < kBlockVecs; ++v) {
@@ -163,6 +167,7 @@ class RowPasses {
   void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
                  float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x) const {
     const BlockTag d;
+    const void *const weight = args_.weight;  // a local: the stores below could alias a member
     BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], out[kBlockVecs];
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
@@ -180,7 +185,7 @@ class RowPasses {
       hwy::Prefetch(next_x + n * static_cast<int64_t>(ElementSize(kData)));
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args_.weight, n, w);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
       compute();
       if (stream_row) {
         StreamBlock<kData>(out, grad_input_row, n);
@@ -191,7 +196,7 @@ class RowPasses {
     if (n < c1) {
       ReadBlock<kData>(go_row, n, c1, go);
       ReadBlock<kData>(x_row, n, c1, x);
-      if (kHasWeight) ReadBlock<ElementType::kFloat32>(args_.weight, n, c1, w);
+      if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       compute();
       WriteBlock<kData>(out, grad_input_row, n, c1);
     }
