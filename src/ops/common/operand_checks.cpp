@@ -13,7 +13,8 @@
 namespace aclhost {
 namespace {
 
-aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const std::vector<NamedTensor> &earlier_outputs,
+// earlier_outputs: the earlier_count outputs before this one.
+aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const NamedTensor *earlier_outputs, size_t earlier_count,
                            const std::vector<NamedTensor> &inputs, bool in_place_allowed) {
   const TensorView &view = output.tensor->view;
   const ViewOverlap self = CompareViewWithItself(view);
@@ -33,8 +34,8 @@ aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const std
                             output.name, overlap == ViewOverlap::kUnknown ? "cannot be proven not to share" : "shares",
                             other.name);
   };
-  for (const NamedTensor &other : earlier_outputs) {
-    const aclnnStatus status = check_pair(other, false);
+  for (size_t k = 0; k < earlier_count; ++k) {
+    const aclnnStatus status = check_pair(earlier_outputs[k], false);
     if (status != ACLNN_SUCCESS) return status;
   }
   for (const NamedTensor &input : inputs) {
@@ -75,8 +76,7 @@ aclnnStatus CheckAddress(const char *api, const char *name, const aclTensor *ten
 aclnnStatus CheckOutputMemory(const char *api, const std::vector<NamedTensor> &outputs,
                               const std::vector<NamedTensor> &inputs, const aclTensor *in_place_output) {
   for (size_t k = 0; k < outputs.size(); ++k) {
-    const std::vector<NamedTensor> earlier(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(k));
-    const aclnnStatus status = CheckOneOutput(api, outputs[k], earlier, inputs, outputs[k].tensor == in_place_output);
+    const aclnnStatus status = CheckOneOutput(api, outputs[k], outputs.data(), k, inputs, outputs[k].tensor == in_place_output);
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;

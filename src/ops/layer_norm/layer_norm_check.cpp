@@ -176,6 +176,7 @@ aclnnStatus CheckLayerNorm(const char *api, const LayerNormOperands &op, LayerNo
   // Host-only: addresses and shared memory of what the call touches. No rows: nothing; empty
   // rows: only the statistics (mean 0, rstd NaN).
   std::vector<NamedTensor> inputs, outputs;
+  outputs.reserve(3);  // one allocation, not one per output
   if (rows > 0 && cols > 0) {
     inputs = {{"input", op.input, true}, {"weightOptional", op.weight, false}, {"biasOptional", op.bias, false}};
     outputs.push_back({"out", op.out, false});

@@ -192,6 +192,7 @@ aclnnStatus CheckLayerNormBackward(const LayerNormBackwardOperands &op, LayerNor
               {"rstd", op.rstd, false}, {"weightOptional", op.weight, false}};
   }
   std::vector<NamedTensor> outputs;
+  outputs.reserve(3);  // one allocation, not one per output
   if (computes && mask[0]) outputs.push_back({"gradInputOut", op.grad_input, false});
   if ((computes || rows == 0) && mask[1]) outputs.push_back({"gradWeightOut", op.grad_weight, false});
   if ((computes || rows == 0) && mask[2]) outputs.push_back({"gradBiasOut", op.grad_bias, false});
