@@ -140,6 +140,38 @@ HWY_INLINE void LoadBlock(const void *base, int64_t index, BlockVec *out) {
   for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = LoadAsFloat<T>(d, base, index + v * kBlockWidth);
 }
 
+// The lanes of one vector summed in the fixed pairwise tree ((lane l + lane l + half) for half =
+// lanes / 2, then / 4, ...), with shuffles instead of a trip through memory.
+template <class D>
+HWY_INLINE float SumWithinVector(D d, hn::Vec<D> x) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)d;
+  return hn::GetLane(x);  // one lane
+#else
+  if constexpr (hn::MaxLanes(D()) > 4) {
+    const hn::Half<D> dh;
+    return SumWithinVector(dh, hn::Add(hn::LowerHalf(dh, x), hn::UpperHalf(dh, x)));
+  } else {
+    static_assert(hn::MaxLanes(D()) == 4, "float vectors of 4, 8 or 16 lanes");
+    (void)d;
+    x = hn::Add(x, hn::Shuffle1032(x));
+    x = hn::Add(x, hn::Shuffle2301(x));
+    return hn::GetLane(x);
+  }
+#endif
+}
+
+// The 16 logical lanes of a block summed in the fixed pairwise tree ((l0 + l8) + (l4 + l12)) + ...:
+// the same adds in the same order as lane by lane in memory, on every target.
+HWY_INLINE float SumBlockLanes(const BlockVec *block) {
+  BlockVec v[kBlockVecs];
+  for (int64_t i = 0; i < kBlockVecs; ++i) v[i] = block[i];
+  for (int64_t count = kBlockVecs; count > 1; count /= 2) {
+    for (int64_t i = 0; i < count / 2; ++i) v[i] = hn::Add(v[i], v[i + count / 2]);
+  }
+  return SumWithinVector(BlockTag(), v[0]);
+}
+
 // Reads the block of a row that starts at column n; the row's last block is zero-padded, so that
 // every block looks the same to the arithmetic.
 template <ElementType T>

@@ -29,16 +29,6 @@ namespace aclhost {
 namespace kernels {
 namespace ln {
 
-constexpr int kLanes = 16;  // the block width of simd_convert-inl.h
-
-// The 16 lane sums in a fixed pairwise tree.
-inline float SumLanes(float *lanes) {
-  for (int half = kLanes / 2; half >= 1; half /= 2) {
-    for (int lane = 0; lane < half; ++lane) lanes[lane] += lanes[lane + half];
-  }
-  return lanes[0];
-}
-
 // The rounding error of sum = a + b, exactly (Knuth's TwoSum; plain adds, no FMA needed).
 inline float AddError(float a, float b, float sum) {
   const float b_part = sum - a;
@@ -55,8 +45,6 @@ namespace aclhost {
 namespace kernels {
 namespace HWY_NAMESPACE {
 
-static_assert(kBlockLanes == ln::kLanes, "one block width");
-
 // Rows [row_begin, row_end); weight and bias, when given, are float32.
 // stream_out: write the whole blocks of 64-byte aligned output rows with non-temporal stores.
 // Every pass runs its whole blocks in one loop and the row's zero-padded last block after it, so
@@ -71,7 +59,6 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kInput));
   const int64_t out_row_bytes = cols * static_cast<int64_t>(ElementSize(kOut));
   const float cols_as_float = static_cast<float>(cols);
-  alignas(64) float lanes[kBlockLanes];
 
   // The lanes of the last block that lie past the row's end count for nothing.
   auto zero_past_end = [&](BlockVec *x) HWY_ATTR __attribute__((always_inline)) {
@@ -81,10 +68,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       x[v] = hn::IfThenElseZero(hn::FirstN(d, count), x[v]);
     }
   };
-  auto sum_lanes = [&](const BlockVec *sums) HWY_ATTR __attribute__((always_inline)) {
-    for (int64_t v = 0; v < vecs; ++v) hn::StoreU(sums[v], d, lanes + v * width);
-    return ln::SumLanes(lanes);
-  };
+
 
   for (int64_t m = row_begin; m < row_end; ++m) {
     const char *row = static_cast<const char *>(args.input) + m * row_bytes;
@@ -106,7 +90,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     }
     // The mean as the float nearest it plus what that float misses (TwoSum), so that x - mean is
     // accurate to its own size for x near the mean.
-    const float shift = sum_lanes(acc) / cols_as_float;  // mean - pivot
+    const float shift = SumBlockLanes(acc) / cols_as_float;  // mean - pivot
     const float mean = pivot_value + shift;
     const BlockVec mean_vec = hn::Set(d, mean), mean_rest_vec = hn::Set(d, ln::AddError(pivot_value, shift, mean));
     auto centre = [&](BlockVec *values) HWY_ATTR __attribute__((always_inline)) {
@@ -129,7 +113,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       zero_past_end(x);
       for (int64_t v = 0; v < vecs; ++v) acc[v] = hn::Add(acc[v], hn::Mul(x[v], x[v]));
     }
-    const float variance = sum_lanes(acc) / cols_as_float;
+    const float variance = SumBlockLanes(acc) / cols_as_float;
     const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance) + args.eps));
     const BlockVec rstd_vec = hn::Set(d, rstd);
 

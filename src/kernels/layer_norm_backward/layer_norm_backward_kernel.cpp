@@ -120,11 +120,23 @@ class RowPasses {
   // block of the row.
   void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, float *lanes_g, float *lanes_gx) const {
     const BlockTag d;
+    BlockVec acc_g[kBlockVecs], acc_gx[kBlockVecs];
+    Sums(m, go_row, x_row, c0, c1, acc_g, acc_gx);
+    for (int64_t v = 0; v < kBlockVecs; ++v) {
+      hn::StoreU(acc_g[v], d, lanes_g + v * kBlockWidth);
+      hn::StoreU(acc_gx[v], d, lanes_gx + v * kBlockWidth);
+    }
+  }
+
+  // The same, into vectors.
+  HWY_INLINE void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, BlockVec *acc_g,
+                       BlockVec *acc_gx) const {
+    const BlockTag d;
     // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
     // every pointer on every block.
     const void *const weight = args_.weight;
     float *const weight_partials = weight_partials_, *const bias_partials = bias_partials_;
-    BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], acc_g[kBlockVecs], acc_gx[kBlockVecs];
+    BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs];
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
     for (int64_t v = 0; v < kBlockVecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
@@ -154,10 +166,6 @@ class RowPasses {
       ReadBlock<kData>(x_row, n, c1, x);
       if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       accumulate(n);
-    }
-    for (int64_t v = 0; v < kBlockVecs; ++v) {
-      hn::StoreU(acc_g[v], d, lanes_g + v * kBlockWidth);
-      hn::StoreU(acc_gx[v], d, lanes_gx + v * kBlockWidth);
     }
   }
 
@@ -207,16 +215,19 @@ class RowPasses {
   void Row(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row, const char *next_go,
            const char *next_x) const {
     const int64_t cols = args_.cols;
-    alignas(64) float lanes[2 * kBlockLanes];
-    alignas(64) float segment[2 * kBlockLanes];
-    Sums(m, go_row, x_row, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, lanes, lanes + kBlockLanes);
+    BlockVec sum_g[kBlockVecs], sum_gx[kBlockVecs], segment_g[kBlockVecs], segment_gx[kBlockVecs];
+    Sums(m, go_row, x_row, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
     for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
-      Sums(m, go_row, x_row, c0, lnb::SegmentEnd(cols, c0), segment, segment + kBlockLanes);
-      lnb::FoldLanes(lanes, segment);
+      Sums(m, go_row, x_row, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
+      for (int64_t v = 0; v < kBlockVecs; ++v) {  // FoldLanes, in vectors
+        sum_g[v] = hn::Add(sum_g[v], segment_g[v]);
+        sum_gx[v] = hn::Add(sum_gx[v], segment_gx[v]);
+      }
     }
     if (grad_input_row == nullptr) return;
-    GradInput(m, go_row, x_row, grad_input_row, 0, cols, lnb::SumLanes(lanes) / static_cast<float>(cols),
-              lnb::SumLanes(lanes + kBlockLanes) / static_cast<float>(cols), stream_row, next_go, next_x);
+    // SumBlockLanes takes the pairwise tree of lnb::SumLanes with shuffles: the same bits.
+    GradInput(m, go_row, x_row, grad_input_row, 0, cols, SumBlockLanes(sum_g) / static_cast<float>(cols),
+              SumBlockLanes(sum_gx) / static_cast<float>(cols), stream_row, next_go, next_x);
   }
 
  private:
