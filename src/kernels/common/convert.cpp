@@ -59,6 +59,13 @@ void WidenToFloats(const void *in, ElementType type, int64_t count, float *out, 
   ACLHOST_FUNCTION_FOR_ISA(isa, WidenToFloatsForTarget)(in, type, count, out);
 }
 
+void WidenNarrow(const void **vector, ElementType *type, int64_t count, float *into, Isa isa) {
+  if (*vector == nullptr || *type == ElementType::kFloat32) return;
+  WidenToFloats(*vector, *type, count, into, isa);
+  *vector = into;
+  *type = ElementType::kFloat32;
+}
+
 }  // namespace kernels
 }  // namespace aclhost
 #endif  // HWY_ONCE

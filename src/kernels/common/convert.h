@@ -21,5 +21,12 @@ inline size_t WidenedBytes(int64_t count) { return static_cast<size_t>((count + 
 // widen a 16-bit weight or bias once per call rather than once per row.
 void WidenToFloats(const void *in, ElementType type, int64_t count, float *out, Isa isa);
 
+// The scratch WidenNarrow needs for a vector of this type: none for float32.
+inline size_t WidenedBytesFor(ElementType type, int64_t count) { return type == ElementType::kFloat32 ? 0 : WidenedBytes(count); }
+
+// A FLOAT16/BFLOAT16 *vector (count elements) widened into `into` (WidenedBytesFor bytes), and
+// *vector and *type pointed at the float32 copy; a NULL or float32 vector is left as it is.
+void WidenNarrow(const void **vector, ElementType *type, int64_t count, float *into, Isa isa);
+
 }  // namespace kernels
 }  // namespace aclhost

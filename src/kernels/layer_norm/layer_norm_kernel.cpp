@@ -199,8 +199,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <algorithm>
 
-#include <utility>
-
 #include "common/parallel_for.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/dispatch.h"
@@ -211,36 +209,28 @@ namespace {
 
 constexpr int64_t kRowsPerChunk = 16;
 
-size_t WidenedAffineBytes(int64_t cols, ElementType type) {
-  return type == ElementType::kFloat32 ? 0 : WidenedBytes(cols);
-}
-
 }  // namespace
 
 size_t LayerNormForwardScratchBytes(int64_t cols, ElementType weight_type, ElementType bias_type) {
-  return WidenedAffineBytes(cols, weight_type) + WidenedAffineBytes(cols, bias_type);
+  return WidenedBytesFor(weight_type, cols) + WidenedBytesFor(bias_type, cols);
 }
 
 void LayerNormForward(const LayerNormArgs &given) {
-  // The rows read a 16-bit weight or bias as float32, widened here once.
-  LayerNormArgs args = given;
-  char *scratch = static_cast<char *>(given.scratch);
-  for (auto [vector, type] : {std::pair<const void **, ElementType *>{&args.weight, &args.weight_type}, {&args.bias, &args.bias_type}}) {
-    if (*vector == nullptr || *type == ElementType::kFloat32 || args.cols == 0) continue;
-    float *widened = reinterpret_cast<float *>(scratch);
-    WidenToFloats(*vector, *type, args.cols, widened, args.config.isa);
-    scratch += WidenedBytes(args.cols);
-    *vector = widened;
-    *type = ElementType::kFloat32;
-  }
-
-  if (args.cols == 0) {  // empty rows: mean 0, rstd NaN (upstream's choice)
-    for (int64_t m = 0; m < args.rows; ++m) {
-      if (args.mean != nullptr) StoreElement(args.mean, args.mean_type, m, 0.0f);
-      if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, std::numeric_limits<float>::quiet_NaN());
+  if (given.cols == 0) {  // empty rows: mean 0, rstd NaN (upstream's choice)
+    for (int64_t m = 0; m < given.rows; ++m) {
+      if (given.mean != nullptr) StoreElement(given.mean, given.mean_type, m, 0.0f);
+      if (given.rstd != nullptr) StoreElement(given.rstd, given.rstd_type, m, std::numeric_limits<float>::quiet_NaN());
     }
     return;
   }
+  // The rows read a 16-bit weight or bias as float32, widened here once: the weight's copy first
+  // in the scratch, the bias's after it (LayerNormForwardScratchBytes' order).
+  LayerNormArgs args = given;
+  char *const scratch = static_cast<char *>(given.scratch);
+  const size_t bias_offset = WidenedBytesFor(given.weight != nullptr ? given.weight_type : ElementType::kFloat32, given.cols);
+  WidenNarrow(&args.weight, &args.weight_type, args.cols, reinterpret_cast<float *>(scratch), args.config.isa);
+  WidenNarrow(&args.bias, &args.bias_type, args.cols, reinterpret_cast<float *>(scratch + bias_offset), args.config.isa);
+
   const auto run = ACLHOST_FUNCTION_FOR_ISA(args.config.isa, NormalizeRowsForTarget);
   const int64_t chunks = (args.rows + kRowsPerChunk - 1) / kRowsPerChunk;
   const bool stream_out = StreamsOutput(args.rows * args.cols * static_cast<int64_t>(ElementSize(args.out_type)));

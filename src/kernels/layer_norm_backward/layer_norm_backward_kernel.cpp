@@ -39,14 +39,6 @@ inline int64_t RowsPerChunk(int64_t rows) {
 
 inline int64_t ChunkCount(int64_t rows) { return (rows + RowsPerChunk(rows) - 1) / RowsPerChunk(rows); }
 
-// The 16 lane sums as ((l0 + l8) + (l4 + l12)) + ...: a fixed pairwise tree.
-inline float SumLanes(float *lanes) {
-  for (int64_t half = kLanes / 2; half >= 1; half /= 2) {
-    for (int64_t l = 0; l < half; ++l) lanes[l] += lanes[l + half];
-  }
-  return lanes[0];
-}
-
 // Rows staged at a time: about 64 KiB of each operand, so that a block stays in L2.
 inline int64_t TileRows(int64_t rows, int64_t cols, size_t element_size) {
   int64_t by_size = (int64_t{64} << 10) / (cols * static_cast<int64_t>(element_size));
@@ -70,11 +62,6 @@ inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
   return segment_begin + kSegmentCols < cols ? segment_begin + kSegmentCols : cols;
 }
 inline bool SharesRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegmentCols && ChunkCount(rows) < 8; }
-
-// lanes (g, then g * xhat: 2 x 16 floats) += segment's, lane by lane.
-inline void FoldLanes(float *lanes, const float *segment) {
-  for (int64_t l = 0; l < 2 * kLanes; ++l) lanes[l] += segment[l];
-}
 
 // What one call of the per-target code does: a chunk of whole rows, or one segment of a shared row.
 struct Task {
@@ -105,6 +92,14 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 
 static_assert(kBlockLanes == lnb::kLanes, "one block width");
+
+// A row's lane sums (g, g * xhat) += a later segment's, lane by lane: how segments are folded.
+HWY_INLINE void FoldSegment(BlockVec *sum_g, BlockVec *sum_gx, const BlockVec *segment_g, const BlockVec *segment_gx) {
+  for (int64_t v = 0; v < kBlockVecs; ++v) {
+    sum_g[v] = hn::Add(sum_g[v], segment_g[v]);
+    sum_gx[v] = hn::Add(sum_gx[v], segment_gx[v]);
+  }
+}
 
 // The two passes over columns [c0, c1) of rows of one chunk (c0 a multiple of kSegmentCols, c1
 // the next one or cols). partials: the chunk's column partial sums (nullptr when neither gradWeight
@@ -219,13 +214,9 @@ class RowPasses {
     Sums(m, go_row, x_row, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
     for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
       Sums(m, go_row, x_row, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
-      for (int64_t v = 0; v < kBlockVecs; ++v) {  // FoldLanes, in vectors
-        sum_g[v] = hn::Add(sum_g[v], segment_g[v]);
-        sum_gx[v] = hn::Add(sum_gx[v], segment_gx[v]);
-      }
+      FoldSegment(sum_g, sum_gx, segment_g, segment_gx);
     }
     if (grad_input_row == nullptr) return;
-    // SumBlockLanes takes the pairwise tree of lnb::SumLanes with shuffles: the same bits.
     GradInput(m, go_row, x_row, grad_input_row, 0, cols, SumBlockLanes(sum_g) / static_cast<float>(cols),
               SumBlockLanes(sum_gx) / static_cast<float>(cols), stream_row, next_go, next_x);
   }
@@ -338,6 +329,23 @@ void RunTaskForTarget(const LayerNormBackwardArgs &args, const lnb::Task &task) 
   run(args, task);
 }
 
+// means[0..1]: the means of g and g * xhat of a row whose segments' lane sums (2 x 16 floats
+// each, in order) threads left at segment_lanes; folded and summed as RowPasses::Row does.
+void SegmentMeans(const float *segment_lanes, int64_t segments, int64_t cols, float *means) {
+  const BlockTag d;
+  BlockVec sum_g[kBlockVecs], sum_gx[kBlockVecs], segment_g[kBlockVecs], segment_gx[kBlockVecs];
+  for (int64_t segment = 0; segment < segments; ++segment) {
+    const float *lanes = segment_lanes + segment * 2 * kBlockLanes;
+    for (int64_t v = 0; v < kBlockVecs; ++v) {
+      (segment == 0 ? sum_g : segment_g)[v] = hn::LoadU(d, lanes + v * kBlockWidth);
+      (segment == 0 ? sum_gx : segment_gx)[v] = hn::LoadU(d, lanes + kBlockLanes + v * kBlockWidth);
+    }
+    if (segment > 0) FoldSegment(sum_g, sum_gx, segment_g, segment_gx);
+  }
+  means[0] = SumBlockLanes(sum_g) / static_cast<float>(cols);
+  means[1] = SumBlockLanes(sum_gx) / static_cast<float>(cols);
+}
+
 // Chunk first's partials += chunk second's, over the columns of one block, weight and bias sums.
 void AddChunkPartials(void *scratch, int64_t cols, int64_t first, int64_t second, int64_t col_begin) {
   const BlockTag d;
@@ -371,14 +379,17 @@ namespace {
 
 using RunTaskFunction = void (*)(const LayerNormBackwardArgs &, const lnb::Task &);
 using AddPartialsFunction = void (*)(void *, int64_t, int64_t, int64_t, int64_t);
+using SegmentMeansFunction = void (*)(const float *, int64_t, int64_t, float *);
 
 struct TargetFunctions {
   RunTaskFunction run_task;
   AddPartialsFunction add_partials;
+  SegmentMeansFunction segment_means;
 };
 
 TargetFunctions FunctionsFor(Isa isa) {
-  return {ACLHOST_FUNCTION_FOR_ISA(isa, RunTaskForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials)};
+  return {ACLHOST_FUNCTION_FOR_ISA(isa, RunTaskForTarget), ACLHOST_FUNCTION_FOR_ISA(isa, AddChunkPartials),
+          ACLHOST_FUNCTION_FOR_ISA(isa, SegmentMeans)};
 }
 
 size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
@@ -392,6 +403,22 @@ size_t TilesBytes(int64_t rows, int64_t cols, ElementType data_type, bool staged
 // The segments' lane sums of a row whose segments threads share (staged rows never are).
 size_t SegmentLanesBytes(int64_t rows, int64_t cols, bool staged_rows) {
   return !staged_rows && lnb::SharesRows(rows, cols) ? static_cast<size_t>(lnb::SegmentCount(cols)) * 2 * lnb::kLanes * sizeof(float) : 0;
+}
+
+// Where each part of the scratch starts: the chunks' column partials (at 0), the threads' row
+// tiles, the segments' lane sums, the widened weight; and the whole size.
+struct ScratchLayout {
+  size_t tiles = 0, lanes = 0, weight = 0, size = 0;
+};
+
+ScratchLayout LayoutScratch(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type, bool column_sums,
+                            bool staged_rows, int threads) {
+  ScratchLayout layout;
+  layout.tiles = PartialsBytes(rows, cols, column_sums);
+  layout.lanes = layout.tiles + TilesBytes(rows, cols, data_type, staged_rows, threads);
+  layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_rows);
+  layout.size = layout.weight + WidenedBytesFor(weight_type, cols);
+  return layout;
 }
 
 // Rows [begin, end) of one chunk, one row at a time, each row's segments shared among threads.
@@ -418,12 +445,9 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
     };
     run_segments(lnb::Task::Kind::kSegmentSums, 0, 0);
     if (args.grad_input == nullptr) continue;
-    alignas(64) float lanes[2 * lnb::kLanes];
-    std::memcpy(lanes, segment_lanes, sizeof lanes);
-    for (int64_t segment = 1; segment < segments; ++segment) lnb::FoldLanes(lanes, segment_lanes + segment * 2 * lnb::kLanes);
-    const float cols_as_float = static_cast<float>(args.cols);
-    run_segments(lnb::Task::Kind::kSegmentGradInput, lnb::SumLanes(lanes) / cols_as_float,
-                 lnb::SumLanes(lanes + lnb::kLanes) / cols_as_float);
+    float means[2];
+    target.segment_means(segment_lanes, segments, args.cols, means);
+    run_segments(lnb::Task::Kind::kSegmentGradInput, means[0], means[1]);
   }
 }
 
@@ -431,29 +455,20 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
                                      bool column_sums, bool staged_rows, int threads) {
-  const size_t widened_weight = weight_type == ElementType::kFloat32 ? 0 : WidenedBytes(cols);
-  return PartialsBytes(rows, cols, column_sums) + TilesBytes(rows, cols, data_type, staged_rows, threads) +
-         SegmentLanesBytes(rows, cols, staged_rows) + widened_weight;
+  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_rows, threads).size;
 }
 
 void LayerNormBackward(const LayerNormBackwardArgs &given) {
   const bool want_column_sums = given.grad_weight != nullptr || given.grad_bias != nullptr;
   const bool staged_rows = given.grad_out_rows.move != nullptr || given.input_rows.move != nullptr ||
                            given.grad_input_rows.move != nullptr;
-  // Scratch: the chunks' column partials, the threads' row tiles, the segments' lane sums, the
-  // widened weight.
   char *const scratch = static_cast<char *>(given.scratch);
-  const size_t tiles_offset = PartialsBytes(given.rows, given.cols, want_column_sums);
-  const size_t lanes_offset = tiles_offset + TilesBytes(given.rows, given.cols, given.data_type, staged_rows, given.config.threads);
-  const size_t weight_offset = lanes_offset + SegmentLanesBytes(given.rows, given.cols, staged_rows);
+  const ScratchLayout layout = LayoutScratch(given.rows, given.cols, given.data_type,
+                                             given.weight != nullptr ? given.weight_type : ElementType::kFloat32,
+                                             want_column_sums, staged_rows, given.config.threads);
+  // The rows read a 16-bit weight as float32, widened here once.
   LayerNormBackwardArgs args = given;
-  if (args.weight != nullptr && args.weight_type != ElementType::kFloat32) {
-    // The rows read a 16-bit weight as float32, widened here once.
-    float *widened = reinterpret_cast<float *>(scratch + weight_offset);
-    WidenToFloats(args.weight, args.weight_type, args.cols, widened, args.config.isa);
-    args.weight = widened;
-    args.weight_type = ElementType::kFloat32;
-  }
+  WidenNarrow(&args.weight, &args.weight_type, args.cols, reinterpret_cast<float *>(scratch + layout.weight), args.config.isa);
   const bool stream_grad_input = args.grad_input != nullptr && args.grad_input_rows.move == nullptr &&
                                  StreamsOutput(args.rows * args.cols * static_cast<int64_t>(ElementSize(args.data_type)));
   const TargetFunctions target = FunctionsFor(args.config.isa);
@@ -465,10 +480,10 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
     for (int64_t chunk = 0; chunk < chunks; ++chunk) {
       const int64_t begin = chunk * rows_per_chunk;
       RunSharedRows(args, target, begin, std::min(begin + rows_per_chunk, args.rows), chunk_partials(chunk),
-                    reinterpret_cast<float *>(scratch + lanes_offset), stream_grad_input);
+                    reinterpret_cast<float *>(scratch + layout.lanes), stream_grad_input);
     }
   } else {
-    char *tiles = staged_rows ? scratch + tiles_offset : nullptr;
+    char *tiles = staged_rows ? scratch + layout.tiles : nullptr;
     const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
     ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
       lnb::Task task;
