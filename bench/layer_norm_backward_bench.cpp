@@ -5,7 +5,6 @@
 // Effective bandwidth = (2 * M * N * sizeof(input) + M * N * sizeof(gradInput)) / time.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -17,6 +16,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "dtype_codec.h"
 #include "kernels/common/kernel_config.h"
+#include "bench_case.h"
 #include "stream_bandwidth.h"
 
 namespace {
@@ -68,7 +68,6 @@ class Fixture {
     aclrtSynchronizeStream(stream_);
     for (auto &tensor : tensors_) aclDestroyTensor(tensor.first);
     for (auto &tensor : tensors_) aclrtFree(tensor.second);
-    if (workspace_ != nullptr) aclrtFree(workspace_);
     aclDestroyIntArray(norm_);
     aclDestroyBoolArray(mask_);
     aclrtDestroyStream(stream_);
@@ -82,12 +81,7 @@ class Fixture {
                                                grad_weight_, grad_bias_, &size, &executor) != 0) {
       return false;
     }
-    if (size > workspace_size_) {
-      if (workspace_ != nullptr) aclrtFree(workspace_);
-      if (aclrtMalloc(&workspace_, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return false;
-      workspace_size_ = size;
-    }
-    return aclnnLayerNormBackward(workspace_, size, executor, stream_) == 0 && aclrtSynchronizeStream(stream_) == ACL_SUCCESS;
+    return aclnnLayerNormBackward(workspace_.Get(size), size, executor, stream_) == 0 && aclrtSynchronizeStream(stream_) == ACL_SUCCESS;
   }
 
   double effective_bytes() const { return effective_bytes_; }
@@ -145,36 +139,19 @@ class Fixture {
   aclIntArray *norm_ = nullptr;
   aclBoolArray *mask_ = nullptr;
   aclrtStream stream_ = nullptr;
-  void *workspace_ = nullptr;
-  uint64_t workspace_size_ = 0;
+  aclhost::bench::GrowingWorkspace workspace_;
   double effective_bytes_ = 0;
 };
 
 void RunProblem(benchmark::State &state, Problem problem) {
   Fixture fixture(problem);
-  if (!fixture.Call()) {
-    state.SkipWithError("the operator failed");
-    return;
-  }
-  // The triad next to the case, before and after it; the better of the two is the reference.
-  const double triad_before = aclhost::bench::MeasureTriad(g_threads);
-  for (auto _ : state) {
-    if (!fixture.Call()) {
-      state.SkipWithError("the operator failed");
-      return;
-    }
-  }
-  const double triad = std::max(triad_before, aclhost::bench::MeasureTriad(g_threads));
-  state.counters["GB/s"] = benchmark::Counter(fixture.effective_bytes() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["triad_GB/s"] = triad / 1e9;
-  state.counters["x_triad"] = benchmark::Counter(fixture.effective_bytes() / triad, benchmark::Counter::kIsIterationInvariantRate);
+  aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::MeasureTriad, g_threads, fixture.effective_bytes(),
+                              [&] { return fixture.Call(); });
 }
-
-const char *DtypeName(aclDataType dtype) { return dtype == ACL_FLOAT ? "fp32" : dtype == ACL_FLOAT16 ? "fp16" : "bf16"; }
 
 std::string Name(const Problem &problem) {
   std::string name = "LayerNormBackward/";
-  name += DtypeName(problem.dtype);
+  name += aclhost::bench::DtypeName(problem.dtype);
   name += "/";
   for (size_t d = 0; d < problem.dims.size(); ++d) name += (d ? "x" : "") + std::to_string(problem.dims[d]);
   if (problem.norm_dims > 1) name += "/norm" + std::to_string(problem.norm_dims);

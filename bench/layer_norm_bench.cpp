@@ -5,7 +5,6 @@
 // Effective bandwidth = (M * N * sizeof(input) + M * N * sizeof(out)) / time.
 #include <benchmark/benchmark.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -16,6 +15,7 @@
 #include "aclnnop/aclnn_layer_norm.h"
 #include "dtype_codec.h"
 #include "kernels/common/kernel_config.h"
+#include "bench_case.h"
 #include "stream_bandwidth.h"
 
 namespace {
@@ -59,7 +59,6 @@ class Fixture {
       aclDestroyTensor(tensor.first);
       aclrtFree(tensor.second);
     }
-    if (workspace_ != nullptr) aclrtFree(workspace_);
     aclDestroyIntArray(norm_);
     aclrtDestroyStream(stream_);
   }
@@ -70,12 +69,7 @@ class Fixture {
     if (aclnnLayerNormGetWorkspaceSize(input_, norm_, weight_, bias_, 1e-5, out_, mean_, rstd_, &size, &executor) != 0) {
       return false;
     }
-    if (size > workspace_size_) {
-      if (workspace_ != nullptr) aclrtFree(workspace_);
-      if (aclrtMalloc(&workspace_, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return false;
-      workspace_size_ = size;
-    }
-    return aclnnLayerNorm(workspace_, size, executor, stream_) == 0 && aclrtSynchronizeStream(stream_) == ACL_SUCCESS;
+    return aclnnLayerNorm(workspace_.Get(size), size, executor, stream_) == 0 && aclrtSynchronizeStream(stream_) == ACL_SUCCESS;
   }
 
   double effective_bytes() const { return effective_bytes_; }
@@ -96,28 +90,15 @@ class Fixture {
   aclTensor *input_, *out_, *weight_, *bias_, *mean_, *rstd_;
   aclIntArray *norm_ = nullptr;
   aclrtStream stream_ = nullptr;
-  void *workspace_ = nullptr;
-  uint64_t workspace_size_ = 0;
+  aclhost::bench::GrowingWorkspace workspace_;
   double effective_bytes_ = 0;
 };
 
 void RunProblem(benchmark::State &state, Problem problem) {
   Fixture fixture(problem);
-  // The copy next to the case, before and after it; the better of the two is the reference.
-  const double copy_before = aclhost::bench::MeasureCopy(g_threads);
-  for (auto _ : state) {
-    if (!fixture.Call()) {
-      state.SkipWithError("the operator failed");
-      return;
-    }
-  }
-  const double copy = std::max(copy_before, aclhost::bench::MeasureCopy(g_threads));
-  state.counters["GB/s"] = benchmark::Counter(fixture.effective_bytes() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["copy_GB/s"] = copy / 1e9;
-  state.counters["x_copy"] = benchmark::Counter(fixture.effective_bytes() / copy, benchmark::Counter::kIsIterationInvariantRate);
+  aclhost::bench::TimeAgainst(state, "copy", &aclhost::bench::MeasureCopy, g_threads, fixture.effective_bytes(),
+                              [&] { return fixture.Call(); });
 }
-
-const char *DtypeName(aclDataType dtype) { return dtype == ACL_FLOAT ? "fp32" : dtype == ACL_FLOAT16 ? "fp16" : "bf16"; }
 
 }  // namespace
 
@@ -133,7 +114,7 @@ int main(int argc, char **argv) {
                                                     {262144, 128}, {1024, 32768}, {16384, 5120}};
   for (const aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
     for (const auto &shape : shapes) {
-      const std::string name = std::string("LayerNorm/") + DtypeName(dtype) + "/" + std::to_string(shape[0]) + "x" +
+      const std::string name = std::string("LayerNorm/") + aclhost::bench::DtypeName(dtype) + "/" + std::to_string(shape[0]) + "x" +
                                std::to_string(shape[1]);
       benchmark::RegisterBenchmark(name.c_str(), RunProblem, Problem{shape, dtype})
           ->UseRealTime()
