@@ -17,6 +17,8 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
+#include <algorithm>
+
 #include "kernels/common/simd_convert-inl.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
@@ -115,53 +117,76 @@ class RowPasses {
   // block of the row.
   void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, float *lanes_g, float *lanes_gx) const {
     const BlockTag d;
-    BlockVec acc_g[kBlockVecs], acc_gx[kBlockVecs];
-    Sums(m, go_row, x_row, c0, c1, acc_g, acc_gx);
+    BlockVec acc_g[1][kBlockVecs], acc_gx[1][kBlockVecs];
+    Sums<1>(m, go_row, x_row, 0, c0, c1, acc_g, acc_gx);
     for (int64_t v = 0; v < kBlockVecs; ++v) {
-      hn::StoreU(acc_g[v], d, lanes_g + v * kBlockWidth);
-      hn::StoreU(acc_gx[v], d, lanes_gx + v * kBlockWidth);
+      hn::StoreU(acc_g[0][v], d, lanes_g + v * kBlockWidth);
+      hn::StoreU(acc_gx[0][v], d, lanes_gx + v * kBlockWidth);
     }
   }
 
-  // The same, into vectors.
-  HWY_INLINE void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, BlockVec *acc_g,
-                       BlockVec *acc_gx) const {
+  // The same for kRows consecutive rows m, m + 1, ... (row_bytes apart) at once, into vectors: a
+  // block of the weight and of the column partials is loaded once for the group and each row's
+  // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
+  template <int kRows>
+  HWY_INLINE void Sums(int64_t m, const char *go_rows, const char *x_rows, int64_t row_bytes, int64_t c0, int64_t c1,
+                       BlockVec (*acc_g)[kBlockVecs], BlockVec (*acc_gx)[kBlockVecs]) const {
     const BlockTag d;
     // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
     // every pointer on every block.
     const void *const weight = args_.weight;
     float *const weight_partials = weight_partials_, *const bias_partials = bias_partials_;
     BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs];
-    const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
-    const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
-    for (int64_t v = 0; v < kBlockVecs; ++v) acc_g[v] = acc_gx[v] = hn::Zero(d);
-    auto accumulate = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
+    BlockVec mean[kRows], rstd[kRows];
+    for (int r = 0; r < kRows; ++r) {
+      mean[r] = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m + r)));
+      rstd[r] = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m + r)));
+      for (int64_t v = 0; v < kBlockVecs; ++v) acc_g[r][v] = acc_gx[r][v] = hn::Zero(d);
+    }
+    // Row r's block at column n is in go and x; adds its share to the row sums and to pw / pb.
+    auto accumulate_row = [&](int r, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
       for (int64_t v = 0; v < kBlockVecs; ++v) {
-        const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
+        const auto xhat = hn::Mul(hn::Sub(x[v], mean[r]), rstd[r]);
         const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
-        acc_g[v] = hn::Add(acc_g[v], g);
-        acc_gx[v] = hn::Add(acc_gx[v], hn::Mul(g, xhat));
+        acc_g[r][v] = hn::Add(acc_g[r][v], g);
+        acc_gx[r][v] = hn::Add(acc_gx[r][v], hn::Mul(g, xhat));
         if (kColumnSums) {
-          float *pw = weight_partials + n + v * kBlockWidth;
-          float *pb = bias_partials + n + v * kBlockWidth;
-          hn::StoreU(hn::Add(hn::LoadU(d, pw), hn::Mul(go[v], xhat)), d, pw);
-          hn::StoreU(hn::Add(hn::LoadU(d, pb), go[v]), d, pb);
+          pw[v] = hn::Add(pw[v], hn::Mul(go[v], xhat));
+          pb[v] = hn::Add(pb[v], go[v]);
+        }
+      }
+    };
+    // Every row's block at column n; full: a whole block straight from memory, else the
+    // zero-padded last block of the rows.
+    auto accumulate = [&](int64_t n, bool full) HWY_ATTR __attribute__((always_inline)) {
+      BlockVec pw[kBlockVecs], pb[kBlockVecs];
+      if (kColumnSums) {
+        for (int64_t v = 0; v < kBlockVecs; ++v) {
+          pw[v] = hn::LoadU(d, weight_partials + n + v * kBlockWidth);
+          pb[v] = hn::LoadU(d, bias_partials + n + v * kBlockWidth);
+        }
+      }
+      if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
+      for (int r = 0; r < kRows; ++r) {
+        if (full) {
+          LoadBlock<kData>(go_rows + r * row_bytes, n, go);
+          LoadBlock<kData>(x_rows + r * row_bytes, n, x);
+        } else {
+          ReadBlock<kData>(go_rows + r * row_bytes, n, c1, go);
+          ReadBlock<kData>(x_rows + r * row_bytes, n, c1, x);
+        }
+        accumulate_row(r, pw, pb);
+      }
+      if (kColumnSums) {
+        for (int64_t v = 0; v < kBlockVecs; ++v) {
+          hn::StoreU(pw[v], d, weight_partials + n + v * kBlockWidth);
+          hn::StoreU(pb[v], d, bias_partials + n + v * kBlockWidth);
         }
       }
     };
     int64_t n = c0;
-    for (; n + kBlockLanes <= c1; n += kBlockLanes) {
-      LoadBlock<kData>(go_row, n, go);
-      LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
-      accumulate(n);
-    }
-    if (n < c1) {
-      ReadBlock<kData>(go_row, n, c1, go);
-      ReadBlock<kData>(x_row, n, c1, x);
-      if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
-      accumulate(n);
-    }
+    for (; n + kBlockLanes <= c1; n += kBlockLanes) accumulate(n, true);
+    if (n < c1) accumulate(n, false);
   }
 
   // Pass 2: row m's gradInput over the columns. Each block is read before it is written, which
@@ -205,20 +230,30 @@ class RowPasses {
     }
   }
 
-  // A whole row: its sums segment by segment, folded in order (as the segments shared among
-  // threads are), then its gradInput unless that is not wanted.
-  void Row(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, bool stream_row, const char *next_go,
-           const char *next_x) const {
+  // kRows whole rows m, m + 1, ... (row_bytes apart): their sums segment by segment, folded in
+  // order (as the segments shared among threads are), then each row's gradInput unless that is
+  // not wanted. Row r's pass 2 fetches the row at next_go / next_x + r * row_bytes; stream:
+  // write gradInput rows that are 64-byte aligned with non-temporal stores.
+  int64_t cols() const { return args_.cols; }
+
+  template <int kRows>
+  void Rows(int64_t m, const char *go_rows, const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool stream,
+            const char *next_go, const char *next_x) const {
     const int64_t cols = args_.cols;
-    BlockVec sum_g[kBlockVecs], sum_gx[kBlockVecs], segment_g[kBlockVecs], segment_gx[kBlockVecs];
-    Sums(m, go_row, x_row, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
+    BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
+    Sums<kRows>(m, go_rows, x_rows, row_bytes, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
     for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
-      Sums(m, go_row, x_row, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
-      FoldSegment(sum_g, sum_gx, segment_g, segment_gx);
+      Sums<kRows>(m, go_rows, x_rows, row_bytes, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
+      for (int r = 0; r < kRows; ++r) FoldSegment(sum_g[r], sum_gx[r], segment_g[r], segment_gx[r]);
     }
-    if (grad_input_row == nullptr) return;
-    GradInput(m, go_row, x_row, grad_input_row, 0, cols, SumBlockLanes(sum_g) / static_cast<float>(cols),
-              SumBlockLanes(sum_gx) / static_cast<float>(cols), stream_row, next_go, next_x);
+    if (grad_input_rows == nullptr) return;
+    for (int r = 0; r < kRows; ++r) {
+      char *grad_input_row = grad_input_rows + r * row_bytes;
+      const bool stream_row = stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+      GradInput(m + r, go_rows + r * row_bytes, x_rows + r * row_bytes, grad_input_row, 0, cols,
+                SumBlockLanes(sum_g[r]) / static_cast<float>(cols), SumBlockLanes(sum_gx[r]) / static_cast<float>(cols),
+                stream_row, next_go + r * row_bytes, next_x + r * row_bytes);
+    }
   }
 
  private:
@@ -227,8 +262,42 @@ class RowPasses {
   float *bias_partials_;
 };
 
-// Rows [row_begin, row_end) of one chunk, whole rows one after another.
-// stream_grad_input: write gradInput rows that are written in place with non-temporal stores.
+// Rows passed through pass 1 together: as many as 4 vectors of lanes (a target's registers
+// hold their sums). Only where one row's pass 1 (two rows, the weight and two rows of partials,
+// float32) already overflows L1, which a group would otherwise push short rows out of, and where
+// the group's rows stay in L2 for pass 2.
+constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
+
+inline bool GroupsRows(int64_t cols, int64_t row_bytes) {
+  constexpr int64_t kL1Bytes = int64_t{32} << 10, kL2Share = int64_t{256} << 10;
+  return 2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) > kL1Bytes && 2 * kGroupRows * row_bytes <= kL2Share;
+}
+
+// Rows [begin, end), the first at go_rows / x_rows / grad_input_rows (nullptr: not wanted), each
+// row_bytes after the one before, in groups of kGroupRows where they fit and the rest one by one.
+// prefetch: fetch the next rows during pass 2 (rows in memory rather than in a staged tile).
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
+void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const char *go_rows,
+             const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool stream, bool prefetch) {
+  auto go_at = [&](int64_t m) { return go_rows + (m - begin) * row_bytes; };
+  auto x_at = [&](int64_t m) { return x_rows + (m - begin) * row_bytes; };
+  auto grad_input_at = [&](int64_t m) { return grad_input_rows != nullptr ? grad_input_rows + (m - begin) * row_bytes : nullptr; };
+  int64_t m = begin;
+  if constexpr (kGroupRows > 1) {
+    if (GroupsRows(passes.cols(), row_bytes)) {
+      for (; m + kGroupRows <= end; m += kGroupRows) {
+        const int64_t next = prefetch ? std::min(m + kGroupRows, end - kGroupRows) : m;
+        passes.template Rows<kGroupRows>(m, go_at(m), x_at(m), grad_input_at(m), row_bytes, stream, go_at(next), x_at(next));
+      }
+    }
+  }
+  for (; m < end; ++m) {
+    const int64_t next = prefetch && m + 1 < end ? m + 1 : m;
+    passes.template Rows<1>(m, go_at(m), x_at(m), grad_input_at(m), row_bytes, stream, go_at(next), x_at(next));
+  }
+}
+
+// Rows [row_begin, row_end) of one chunk, in order.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t cols = args.cols;
@@ -237,14 +306,10 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
 
   if (task.tiles == nullptr) {
-    const char *go_rows = static_cast<const char *>(args.grad_out), *x_rows = static_cast<const char *>(args.input);
-    for (int64_t m = task.row_begin; m < task.row_end; ++m) {
-      char *grad_input_row = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + m * row_bytes : nullptr;
-      const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-      const int64_t next = m + 1 < task.row_end ? m + 1 : m;
-      passes.Row(m, go_rows + m * row_bytes, x_rows + m * row_bytes, grad_input_row, stream_row, go_rows + next * row_bytes,
-                 x_rows + next * row_bytes);
-    }
+    const int64_t first = task.row_begin;
+    char *grad_input = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + first * row_bytes : nullptr;
+    RunRows(passes, first, task.row_end, static_cast<const char *>(args.grad_out) + first * row_bytes,
+            static_cast<const char *>(args.input) + first * row_bytes, grad_input, row_bytes, task.stream, true);
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
     // run in order, so the sums are the same as without staging.
@@ -267,10 +332,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
         x_rows = static_cast<const char *>(args.input) + begin * row_bytes;
       }
       if (args.grad_input != nullptr) grad_input_rows = static_cast<char *>(args.grad_input) + begin * row_bytes;
-      for (int64_t m = begin; m < end; ++m) {
-        const char *go_row = go_rows + (m - begin) * row_bytes, *x_row = x_rows + (m - begin) * row_bytes;
-        passes.Row(m, go_row, x_row, grad_input_rows ? grad_input_rows + (m - begin) * row_bytes : nullptr, false, go_row, x_row);
-      }
+      RunRows(passes, begin, end, go_rows, x_rows, grad_input_rows, row_bytes, false, false);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
