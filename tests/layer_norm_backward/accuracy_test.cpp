@@ -284,11 +284,9 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
-TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
-  // Three rows of 70,001 columns: dense, their segments are shared among threads; with gradOut
-  // and input strided, whole rows are staged and run by one thread each. Same values in, the
-  // same bits out, and both within tolerance of the reference.
-  constexpr int64_t kRows = 3, kCols = 70001;
+// Runs rows x cols BF16 with gradOut and input dense, then strided (staged through tiles), the
+// same values in: both within tolerance of the reference, and the same bits out.
+void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, aclrtStream stream_) {
   const std::vector<int64_t> dims{kRows, kCols}, stats{kRows, 1}, normalized{kCols};
   std::mt19937_64 random(TestSeed());
   const std::vector<double> x = RandomValues(kRows * kCols, random, 1.0, 2.0);
@@ -319,6 +317,18 @@ TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
     results[strided] = {grad_input.Read(), grad_weight.Read(), grad_bias.Read()};
   }
   EXPECT_TRUE(results[0] == results[1]) << "the strided call's outputs differ from the dense call's";
+}
+
+TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
+  // Three rows of 70,001 columns: dense, their segments are shared among threads; strided, whole
+  // rows are staged and run by one thread each.
+  ExpectStridedBitsEqualDense(3, 70001, stream_);
+}
+
+TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
+  // Rows too long for L1 go through pass 1 in groups: dense, groups start at each chunk's first
+  // row (64-row chunks, the last of 11 rows); staged, at each 15-row tile's. Ragged last blocks.
+  ExpectStridedBitsEqualDense(203, 2051, stream_);
 }
 
 TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {

@@ -78,6 +78,9 @@ INSTANTIATE_TEST_SUITE_P(
                       // Rows of five segments, which threads share.
                       DeterminismCase{"float_long_rows", {3, 70001}, 1, ACL_FLOAT, ACL_FLOAT, true},
                       DeterminismCase{"half_long_rows_two_dims", {2, 4, 20000}, 2, ACL_FLOAT16, ACL_FLOAT16, false},
+                      // Rows too long for L1, run through pass 1 in groups (targets group
+                      // differently); 11 rows in the last chunk, a ragged last block.
+                      DeterminismCase{"bf16_row_groups", {203, 2051}, 1, ACL_BF16, ACL_BF16, true},
                       // Over 8 MiB of gradInput: written with non-temporal stores.
                       DeterminismCase{"float_streamed_output", {1024, 2304}, 1, ACL_FLOAT, ACL_FLOAT, true}),
     [](const ::testing::TestParamInfo<DeterminismCase> &info) { return std::string(info.param.name); });
