@@ -63,6 +63,10 @@ std::string TakePendingErrors() {
   return joined;
 }
 
+PendingErrorsSetAside::PendingErrorsSetAside() { earlier_.swap(pending_messages); }
+
+PendingErrorsSetAside::~PendingErrorsSetAside() { pending_messages.swap(earlier_); }
+
 }  // namespace aclhost
 
 extern "C" const char *aclGetRecentErrMsg(void) {

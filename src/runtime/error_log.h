@@ -1,6 +1,7 @@
 // Thread-local error messages, read back by aclGetRecentErrMsg(). Every layer reports here.
 #pragma once
 
+#include <deque>
 #include <string>
 
 #include "common/export.h"
@@ -16,5 +17,20 @@ ACLHOST_EXPORT void ReportError(ErrorKind kind, const char *format, ...)
 
 // Removes and returns the messages pending on the calling thread (joined by newlines).
 ACLHOST_EXPORT std::string TakePendingErrors();
+
+// While alive, keeps the calling thread's pending messages apart, so that work run on this
+// thread on another's behalf (a stream task run by the caller) reports into an empty log that
+// TakePendingErrors drains; the earlier messages are pending again afterwards, in place of
+// whatever the work left.
+class ACLHOST_EXPORT PendingErrorsSetAside {
+ public:
+  PendingErrorsSetAside();
+  ~PendingErrorsSetAside();
+  PendingErrorsSetAside(const PendingErrorsSetAside &) = delete;
+  PendingErrorsSetAside &operator=(const PendingErrorsSetAside &) = delete;
+
+ private:
+  std::deque<std::string> earlier_;
+};
 
 }  // namespace aclhost

@@ -390,6 +390,27 @@ TEST_F(RuntimeTest, ErrorMessagesArePerThreadAndDrainOnRead) {
   EXPECT_EQ(aclGetRecentErrMsg(), nullptr);  // nothing new since the last read
 }
 
+// A synchronising caller may run the queued work itself (rather than wait for the worker): the
+// work's messages still reach it only through the synchronisation's failure, and messages the
+// caller had pending before stay its own, in their place. Rounds, since who runs the task races.
+TEST_F(RuntimeTest, QueuedWorkKeepsItsMessagesApartFromTheSynchronisingCallers) {
+  for (int round = 0; round < 20; ++round) {
+    EXPECT_EQ(aclrtFree(nullptr), ACL_ERROR_INVALID_PARAM);  // a message pending on this thread
+    ASSERT_EQ(aclhost::EnqueueOnStream(stream_, []() -> aclError { throw std::runtime_error("disk on fire"); }, "test"),
+              ACL_SUCCESS);
+    EXPECT_EQ(aclrtSynchronizeStream(stream_), ACL_ERROR_RT_INTERNAL_ERROR);
+    const std::string message = TakeMessage();
+    const size_t own = message.find("aclrtFree"), sync = message.find("aclrtSynchronizeStream"),
+                 work = message.find("disk on fire");
+    ASSERT_NE(own, std::string::npos) << message;
+    ASSERT_NE(sync, std::string::npos) << message;
+    ASSERT_NE(work, std::string::npos) << message;
+    EXPECT_LT(own, sync) << message;  // its own line, before the synchronisation's
+    EXPECT_LT(sync, work) << message;
+    EXPECT_EQ(message.find("aclrtFree", own + 1), std::string::npos) << message;
+  }
+}
+
 // A C caller may pass any int as an enum: refused with a code and a message, never undefined
 // behaviour inside the library.
 TEST(CCallers, EnumArgumentsOutsideTheirRange) {
