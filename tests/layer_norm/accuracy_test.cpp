@@ -3,6 +3,7 @@
 // target and thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -228,6 +229,37 @@ TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {
     c.dims = std::vector<int64_t>{1024 * 4 / static_cast<int64_t>(aclDataTypeSize(dtype)), cols};
     c.input = c.weight = c.bias = c.out = dtype;
     Run(c);
+  }
+}
+
+TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
+  // Short rows have their statistics computed 4 at a time; the 5th row of a 5-row call runs
+  // alone. Every row holds the same values, so every output row must hold the same bits.
+  for (const auto &[cols, dtype] : {std::pair<int64_t, aclDataType>{100, ACL_FLOAT}, {509, ACL_BF16}}) {
+    SCOPED_TRACE(std::to_string(cols) + " columns, dtype " + std::to_string(dtype));
+    constexpr int64_t kRows = 5;
+    std::mt19937_64 random(TestSeed() + counter_++);
+    const std::vector<double> row = RandomValues(static_cast<size_t>(cols), random, 2.0, 0.5);
+    std::vector<double> x;
+    for (int64_t m = 0; m < kRows; ++m) x.insert(x.end(), row.begin(), row.end());
+    const std::vector<int64_t> dims{kRows, cols}, stats{kRows, 1}, normalized{cols};
+    DeviceTensor input(dims, dtype), weight(normalized, dtype), bias(normalized, dtype), out(dims, dtype);
+    DeviceTensor mean(stats, ACL_FLOAT), rstd(stats, ACL_FLOAT);
+    input.Write(x);
+    weight.Write(RandomValues(static_cast<size_t>(cols), random, 0.5, 1.0));
+    bias.Write(RandomValues(static_cast<size_t>(cols), random, 0.5));
+    ASSERT_EQ(RunForward({&input, normalized, &weight, &bias, 1e-5, &out, &mean, &rstd}, stream_), ACLNN_SUCCESS)
+        << aclGetRecentErrMsg();
+    const std::vector<uint8_t> out_bytes = out.StorageBytes(), mean_bytes = mean.StorageBytes(), rstd_bytes = rstd.StorageBytes();
+    const size_t row_bytes = out_bytes.size() / kRows;
+    for (int64_t m = 1; m < kRows; ++m) {
+      EXPECT_TRUE(std::equal(out_bytes.begin(), out_bytes.begin() + row_bytes, out_bytes.begin() + m * row_bytes)) << "out row " << m;
+      EXPECT_TRUE(std::equal(mean_bytes.begin(), mean_bytes.begin() + 4, mean_bytes.begin() + m * 4)) << "mean " << m;
+      EXPECT_TRUE(std::equal(rstd_bytes.begin(), rstd_bytes.begin() + 4, rstd_bytes.begin() + m * 4)) << "rstd " << m;
+    }
+    const aclhost::reference::LayerNormResult want =
+        aclhost::reference::LayerNorm(input.Read(), weight.Read(), bias.Read(), kRows, cols, 1e-5);
+    ExpectClose("out", out, want.out, want.out_magnitude);
   }
 }
 
