@@ -191,13 +191,18 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, stats.rstd);
 }
 
-// Rows taken together for their statistics: 4 short rows, whose dependency chains are most of
-// their time, where the 4 take at most 4 KiB (measured on one thread, best of 7 runs: 128 FLOAT
-// columns 0.85 -> 0.65 ms per 2M elements, 512 BFLOAT16 columns 1.80 -> 1.62 ms; 512 FLOAT
-// columns, 8 KiB, 1.14 -> 1.39 ms, so longer rows run one at a time).
+// Rows taken together for their statistics: 4 short 16-bit rows, whose dependency chains and
+// conversions are most of their time, where the 4 take at most 4 KiB. Measured on one thread,
+// best of 7: (16384, 128) FLOAT16 0.99 -> 0.70 ms, BF16 1.30 -> 0.92 ms, (8192, 512) BF16 1.80
+// -> 1.62 ms; 512 FLOAT columns (8 KiB) 1.14 -> 1.39 ms, so longer rows run one at a time. On
+// two threads FLOAT rows are bound by memory instead, and groups of 128 columns measured slower
+// there ((262144, 128) best of 5: 8.5 -> 9.8 ms; BF16 10.7 -> 7.9 ms), so FLOAT rows never group.
 constexpr int kGroupRows = 4;
 
-inline bool GroupsRows(int64_t row_bytes) { return kGroupRows * row_bytes <= (int64_t{4} << 10); }
+template <ElementType kInput>
+bool GroupsRows(int64_t row_bytes) {
+  return kInput != ElementType::kFloat32 && kGroupRows * row_bytes <= (int64_t{4} << 10);
+}
 
 // Rows [row_begin, row_end); weight and bias, when given, are float32.
 // stream_out: write output rows with non-temporal stores (see NormalizeRow).
@@ -220,7 +225,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     }
   };
   int64_t m = row_begin;
-  if (GroupsRows(row_bytes)) {
+  if (GroupsRows<kInput>(row_bytes)) {
     for (; m + kGroupRows <= row_end; m += kGroupRows) run(m, std::integral_constant<int, kGroupRows>());
   }
   for (; m < row_end; ++m) run(m, std::integral_constant<int, 1>());
