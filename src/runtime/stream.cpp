@@ -82,6 +82,15 @@ void Stream::Execute(StreamTask &task) {
   if (wake_worker) work_ready_.notify_one();
 }
 
+void Stream::RunFront(std::unique_lock<std::mutex> &lock) {
+  StreamTask task = std::move(queue_.front());
+  queue_.pop_front();
+  busy_ = true;
+  lock.unlock();
+  Execute(task);
+  lock.lock();
+}
+
 aclError Stream::Synchronize() {
   std::unique_lock<std::mutex> lock(mutex_);
   const uint64_t target = enqueued_;
@@ -93,14 +102,9 @@ aclError Stream::Synchronize() {
   while (completed_ < target) {
     if (busy_ || queue_.empty()) {
       work_done_.wait(lock);
-      continue;
+    } else {
+      RunFront(lock);
     }
-    StreamTask task = std::move(queue_.front());
-    queue_.pop_front();
-    busy_ = true;
-    lock.unlock();
-    Execute(task);
-    lock.lock();
   }
   --synchronizers_waiting_;
   const aclError failure = first_failure_;
@@ -118,12 +122,7 @@ void Stream::RunWorker() {
   for (;;) {
     work_ready_.wait(lock, [&] { return (stopping_ && !busy_) || (!queue_.empty() && !busy_); });
     if (queue_.empty()) return;  // stopping and drained
-    StreamTask task = std::move(queue_.front());
-    queue_.pop_front();
-    busy_ = true;
-    lock.unlock();
-    Execute(task);
-    lock.lock();
+    RunFront(lock);
   }
 }
 

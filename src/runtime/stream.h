@@ -38,6 +38,8 @@ class Stream {
 
  private:
   void RunWorker();
+  // Takes the front task and runs it (lock held on entry and on return, released meanwhile).
+  void RunFront(std::unique_lock<std::mutex> &lock);
   // Runs task and records its outcome; called with the lock released and busy_ set.
   void Execute(StreamTask &task);
 
