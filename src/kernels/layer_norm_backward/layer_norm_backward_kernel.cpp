@@ -189,6 +189,8 @@ class RowPasses {
     if (n < c1) accumulate(n, false);
   }
 
+  int64_t cols() const { return args_.cols; }
+
   // Pass 2: row m's gradInput over the columns. Each block is read before it is written, which
   // keeps exact in-place use correct. The rows at next_go and next_x are fetched meanwhile:
   // otherwise each row's arithmetic waits behind its own first read from memory.
@@ -234,8 +236,6 @@ class RowPasses {
   // order (as the segments shared among threads are), then each row's gradInput unless that is
   // not wanted. Row r's pass 2 fetches the row at next_go / next_x + r * row_bytes; stream:
   // write gradInput rows that are 64-byte aligned with non-temporal stores.
-  int64_t cols() const { return args_.cols; }
-
   template <int kRows>
   void Rows(int64_t m, const char *go_rows, const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool stream,
             const char *next_go, const char *next_x) const {
