@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
+#include <iterator>
 
 #include "acl/acl.h"
 
@@ -63,9 +64,17 @@ std::string TakePendingErrors() {
   return joined;
 }
 
-PendingErrorsSetAside::PendingErrorsSetAside() { earlier_.swap(pending_messages); }
+PendingErrorsSetAside::PendingErrorsSetAside() {
+  if (pending_messages.empty()) return;
+  earlier_.assign(std::make_move_iterator(pending_messages.begin()), std::make_move_iterator(pending_messages.end()));
+  pending_messages.clear();
+}
 
-PendingErrorsSetAside::~PendingErrorsSetAside() { pending_messages.swap(earlier_); }
+PendingErrorsSetAside::~PendingErrorsSetAside() {
+  pending_messages.clear();
+  pending_messages.insert(pending_messages.end(), std::make_move_iterator(earlier_.begin()),
+                          std::make_move_iterator(earlier_.end()));
+}
 
 }  // namespace aclhost
 

@@ -1,8 +1,8 @@
 // Thread-local error messages, read back by aclGetRecentErrMsg(). Every layer reports here.
 #pragma once
 
-#include <deque>
 #include <string>
+#include <vector>
 
 #include "common/export.h"
 
@@ -21,7 +21,8 @@ ACLHOST_EXPORT std::string TakePendingErrors();
 // While alive, keeps the calling thread's pending messages apart, so that work run on this
 // thread on another's behalf (a stream task run by the caller) reports into an empty log that
 // TakePendingErrors drains; the earlier messages are pending again afterwards, in place of
-// whatever the work left.
+// whatever the work left. Allocates nothing when no message is pending (it runs once per stream
+// task).
 class ACLHOST_EXPORT PendingErrorsSetAside {
  public:
   PendingErrorsSetAside();
@@ -30,7 +31,7 @@ class ACLHOST_EXPORT PendingErrorsSetAside {
   PendingErrorsSetAside &operator=(const PendingErrorsSetAside &) = delete;
 
  private:
-  std::deque<std::string> earlier_;
+  std::vector<std::string> earlier_;
 };
 
 }  // namespace aclhost
