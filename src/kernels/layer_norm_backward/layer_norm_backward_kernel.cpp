@@ -189,8 +189,6 @@ class RowPasses {
     if (n < c1) accumulate(n, false);
   }
 
-  int64_t cols() const { return args_.cols; }
-
   // Pass 2: row m's gradInput over the columns. Each block is read before it is written, which
   // keeps exact in-place use correct. The rows at next_go and next_x are fetched meanwhile:
   // otherwise each row's arithmetic waits behind its own first read from memory.
@@ -275,17 +273,17 @@ inline bool GroupsRows(int64_t cols, int64_t row_bytes) {
 }
 
 // Rows [begin, end), the first at go_rows / x_rows / grad_input_rows (nullptr: not wanted), each
-// row_bytes after the one before, in groups of kGroupRows where they fit and the rest one by one.
-// prefetch: fetch the next rows during pass 2 (rows in memory rather than in a staged tile).
+// row_bytes after the one before; grouped (GroupsRows): in groups of kGroupRows, the rest one by
+// one. prefetch: fetch the next rows during pass 2 (rows in memory rather than in a staged tile).
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const char *go_rows,
-             const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool stream, bool prefetch) {
+             const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool grouped, bool stream, bool prefetch) {
   auto go_at = [&](int64_t m) { return go_rows + (m - begin) * row_bytes; };
   auto x_at = [&](int64_t m) { return x_rows + (m - begin) * row_bytes; };
   auto grad_input_at = [&](int64_t m) { return grad_input_rows != nullptr ? grad_input_rows + (m - begin) * row_bytes : nullptr; };
   int64_t m = begin;
   if constexpr (kGroupRows > 1) {
-    if (GroupsRows(passes.cols(), row_bytes)) {
+    if (grouped) {
       for (; m + kGroupRows <= end; m += kGroupRows) {
         const int64_t next = prefetch ? std::min(m + kGroupRows, end - kGroupRows) : m;
         passes.template Rows<kGroupRows>(m, go_at(m), x_at(m), grad_input_at(m), row_bytes, stream, go_at(next), x_at(next));
@@ -305,12 +303,13 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) std::memset(task.partials, 0, static_cast<size_t>(2 * lnb::PaddedCols(cols)) * sizeof(float));
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
+  const bool grouped = GroupsRows(cols, row_bytes);
 
   if (task.tiles == nullptr) {
     const int64_t first = task.row_begin;
     char *grad_input = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + first * row_bytes : nullptr;
     RunRows(passes, first, task.row_end, static_cast<const char *>(args.grad_out) + first * row_bytes,
-            static_cast<const char *>(args.input) + first * row_bytes, grad_input, row_bytes, task.stream, true);
+            static_cast<const char *>(args.input) + first * row_bytes, grad_input, row_bytes, grouped, task.stream, true);
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
     // run in order, so the sums are the same as without staging.
@@ -333,7 +332,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
         x_rows = static_cast<const char *>(args.input) + begin * row_bytes;
       }
       if (args.grad_input != nullptr) grad_input_rows = static_cast<char *>(args.grad_input) + begin * row_bytes;
-      RunRows(passes, begin, end, go_rows, x_rows, grad_input_rows, row_bytes, false, false);
+      RunRows(passes, begin, end, go_rows, x_rows, grad_input_rows, row_bytes, grouped, false, false);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
