@@ -61,6 +61,11 @@ HWY_INLINE void ZeroPastEnd(int64_t cols, int64_t whole_cols, BlockVec *x) {
   }
 }
 
+// x - mean for a block, with the mean as two floats (RowStatistics).
+HWY_INLINE void Centre(BlockVec mean, BlockVec mean_rest, BlockVec *x) {
+  for (int64_t v = 0; v < kBlockVecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean), mean_rest);
+}
+
 // The statistics of kRows rows m, m + 1, ... (rows, row_bytes apart): each row's two passes are
 // exactly those of the row alone, interleaved so that the rows' chains of dependent operations
 // (block sums, lane trees, divisions, the square root) overlap, which short rows otherwise wait
@@ -107,12 +112,6 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, int64_t m, const ch
 
   // Pass 2: the sum of squared deviations from the mean. The next rows are fetched while these
   // are worked on from cache: otherwise every row's arithmetic waits behind its first read.
-  auto square_deviations = [&](int r) HWY_ATTR __attribute__((always_inline)) {
-    for (int64_t v = 0; v < vecs; ++v) {
-      const BlockVec deviation = hn::Sub(hn::Sub(x[v], mean_vec[r]), mean_rest_vec[r]);
-      x[v] = hn::Mul(deviation, deviation);
-    }
-  };
   for (int r = 0; r < kRows; ++r) {
     for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Zero(d);
   }
@@ -120,14 +119,14 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, int64_t m, const ch
     for (int r = 0; r < kRows; ++r) {
       hwy::Prefetch(next_rows + r * row_bytes + n * static_cast<int64_t>(ElementSize(kInput)));
       LoadBlock<kInput>(rows + r * row_bytes, n, x);
-      square_deviations(r);
-      for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], x[v]);
+      Centre(mean_vec[r], mean_rest_vec[r], x);
+      for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Mul(x[v], x[v]));
     }
   }
   if (whole_cols < cols) {
     for (int r = 0; r < kRows; ++r) {
       ReadBlock<kInput>(rows + r * row_bytes, whole_cols, cols, x);
-      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean_vec[r]), mean_rest_vec[r]);
+      Centre(mean_vec[r], mean_rest_vec[r], x);
       ZeroPastEnd(cols, whole_cols, x);
       for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Mul(x[v], x[v]));
     }
@@ -154,8 +153,9 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   BlockVec x[vecs], w[vecs], b[vecs];
   // For a block whose x is loaded and whose weight and bias are in w and b.
   auto normalize = [&]() HWY_ATTR __attribute__((always_inline)) {
+    Centre(mean_vec, mean_rest_vec, x);
     for (int64_t v = 0; v < vecs; ++v) {
-      BlockVec value = hn::Mul(hn::Sub(hn::Sub(x[v], mean_vec), mean_rest_vec), rstd_vec);
+      BlockVec value = hn::Mul(x[v], rstd_vec);
       if (kHasWeight) value = hn::Mul(value, w[v]);
       if (kHasBias) value = hn::Add(value, b[v]);
       x[v] = value;
