@@ -27,6 +27,30 @@ bool TensorView::IsDense() const {
   return true;
 }
 
+bool TensorView::RowsEvenlySpaced(size_t row_dims, int64_t *row_stride) const {
+  const size_t leading = dims.size() - row_dims;
+  int64_t expected = 1;
+  for (size_t d = dims.size(); d-- > leading;) {
+    if (dims[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= dims[d];
+  }
+  const int64_t row_length = expected;
+  int64_t stride = 0;  // of the innermost leading dim that counts; then what the next one needs
+  for (size_t d = leading; d-- > 0;) {
+    if (dims[d] == 1) continue;
+    if (stride == 0) {
+      if (strides[d] < row_length) return false;
+      *row_stride = strides[d];
+    } else if (strides[d] != stride) {
+      return false;
+    }
+    stride = strides[d] * dims[d];
+  }
+  if (stride == 0) *row_stride = row_length;
+  return true;
+}
+
 void *TensorView::FirstElement() const {
   return static_cast<char *>(data) + offset * static_cast<int64_t>(aclDataTypeSize(dtype));
 }

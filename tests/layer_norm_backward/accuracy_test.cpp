@@ -284,9 +284,13 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
-// Runs rows x cols BF16 with gradOut and input dense, then strided (staged through tiles), the
-// same values in: both within tolerance of the reference, and the same bits out.
-void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, aclrtStream stream_) {
+// How ExpectStridedBitsEqualDense lays out gradOut, input and gradInput in its second call.
+enum class StridedRows { kPadded, kTransposed };
+
+// Runs rows x cols BF16 with gradOut, input and gradInput dense, then strided (padded rows, read
+// and written in place; or transposed, staged through tiles), the same values in: both within
+// tolerance of the reference, and the same bits out.
+void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, StridedRows strided_rows, aclrtStream stream_) {
   const std::vector<int64_t> dims{kRows, kCols}, stats{kRows, 1}, normalized{kCols};
   std::mt19937_64 random(TestSeed());
   const std::vector<double> x = RandomValues(kRows * kCols, random, 1.0, 2.0);
@@ -296,18 +300,26 @@ void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, aclrtStream strea
   aclhost::reference::RowStatistics(x, kRows, kCols, 1e-5, &row_mean, &row_rstd);
   std::vector<std::vector<double>> results[2];
   for (const bool strided : {false, true}) {
-    SCOPED_TRACE(strided ? "strided gradOut and input" : "dense");
-    DeviceTensor grad_out(dims, ACL_BF16, strided ? ScatteredLayout(dims, random) : DenseLayout(dims));
-    DeviceTensor input(dims, ACL_BF16, strided ? ScatteredLayout(dims, random) : DenseLayout(dims));
+    SCOPED_TRACE(strided ? (strided_rows == StridedRows::kPadded ? "padded rows" : "transposed") : "dense");
+    // Odd pads and offsets: rows that start anywhere within a cache line.
+    auto layout = [&](int64_t pad, int64_t offset) {
+      if (!strided) return DenseLayout(dims);
+      return strided_rows == StridedRows::kPadded ? PaddedRowsLayout(dims, pad, offset) : ReversedLayout(dims);
+    };
+    DeviceTensor grad_out(dims, ACL_BF16, layout(3, 1));
+    DeviceTensor input(dims, ACL_BF16, layout(40, 0));
+    DeviceTensor grad_input(dims, ACL_BF16, layout(1, 5));
     DeviceTensor mean(stats, ACL_FLOAT), rstd(stats, ACL_FLOAT), weight(normalized, ACL_BF16);
-    DeviceTensor grad_input(dims, ACL_BF16), grad_weight(normalized, ACL_FLOAT), grad_bias(normalized, ACL_FLOAT);
+    DeviceTensor grad_weight(normalized, ACL_FLOAT), grad_bias(normalized, ACL_FLOAT);
     grad_out.Write(dy);
     input.Write(x);
     mean.Write(row_mean);
     rstd.Write(row_rstd);
     weight.Write(w);
+    const std::vector<uint8_t> grad_input_before = grad_input.StorageBytes();
     const bool mask[] = {true, true, true};
     RunBackward(grad_out, input, normalized, mean, rstd, &weight, mask, &grad_input, &grad_weight, &grad_bias, stream_);
+    EXPECT_TRUE(grad_input.OutsideViewUnchanged(grad_input_before)) << "gradInput written between its rows";
     const auto want = aclhost::reference::LayerNormBackward(grad_out.Read(), input.Read(), mean.Read(), rstd.Read(),
                                                             weight.Read(), kRows, kCols);
     EXPECT_TRUE(aclhost::testing::CompareThrough(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_BF16,
@@ -320,15 +332,18 @@ void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, aclrtStream strea
 }
 
 TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
-  // Three rows of 70,001 columns: dense, their segments are shared among threads; strided, whole
-  // rows are staged and run by one thread each.
-  ExpectStridedBitsEqualDense(3, 70001, stream_);
+  // Three rows of 70,001 columns: dense or padded, their segments are shared among threads;
+  // transposed, whole rows are staged and run by one thread each.
+  ExpectStridedBitsEqualDense(3, 70001, StridedRows::kPadded, stream_);
+  ExpectStridedBitsEqualDense(3, 70001, StridedRows::kTransposed, stream_);
 }
 
 TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
-  // Rows too long for L1 go through pass 1 in groups: dense, groups start at each chunk's first
-  // row (64-row chunks, the last of 11 rows); staged, at each 15-row tile's. Ragged last blocks.
-  ExpectStridedBitsEqualDense(203, 2051, stream_);
+  // Rows too long for L1 go through pass 1 in groups: dense or padded, groups start at each
+  // chunk's first row (64-row chunks, the last of 11 rows); transposed, at each 15-row tile's.
+  // Ragged last blocks.
+  ExpectStridedBitsEqualDense(203, 2051, StridedRows::kPadded, stream_);
+  ExpectStridedBitsEqualDense(203, 2051, StridedRows::kTransposed, stream_);
 }
 
 TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {

@@ -27,6 +27,31 @@ Layout DenseLayout(const std::vector<int64_t> &dims) {
   return layout;
 }
 
+Layout PaddedRowsLayout(const std::vector<int64_t> &dims, int64_t pad, int64_t offset) {
+  Layout layout;
+  layout.strides.assign(dims.size(), 1);
+  layout.offset = offset;
+  int64_t running = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    layout.strides[d] = running;
+    running *= dims[d] + (d + 1 == dims.size() ? pad : 0);
+  }
+  layout.storage_elements = offset + running;
+  return layout;
+}
+
+Layout ReversedLayout(const std::vector<int64_t> &dims) {
+  Layout layout;
+  layout.strides.assign(dims.size(), 1);
+  int64_t running = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    layout.strides[d] = running;
+    running *= dims[d];
+  }
+  layout.storage_elements = running;
+  return layout;
+}
+
 Layout ScatteredLayout(const std::vector<int64_t> &dims, std::mt19937_64 &random) {
   std::vector<size_t> order(dims.size());
   std::iota(order.begin(), order.end(), 0);

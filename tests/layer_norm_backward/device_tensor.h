@@ -24,6 +24,11 @@ Layout DenseLayout(const std::vector<int64_t> &dims);
 // The dims stored in a random order, each padded by 0-2 elements, after a random offset: a
 // non-contiguous, non-overlapping view.
 Layout ScatteredLayout(const std::vector<int64_t> &dims, std::mt19937_64 &random);
+// Row-major, each row of the last dim padded by `pad` elements, after `offset` elements: rows
+// evenly spaced, which kernels may read in place.
+Layout PaddedRowsLayout(const std::vector<int64_t> &dims, int64_t pad, int64_t offset);
+// The dims stored in reverse order (a 2-d view is a transpose): rows that must be gathered.
+Layout ReversedLayout(const std::vector<int64_t> &dims);
 
 class DeviceTensor {
  public:

@@ -10,37 +10,10 @@
 #include "acl/acl.h"
 #include "tensor/view_overlap.h"
 #include "test_seed.h"
+#include "view_test_support.h"
 
 namespace aclhost {
 namespace {
-
-char arena[4096];
-
-TensorView View(aclDataType dtype, std::vector<int64_t> dims, std::vector<int64_t> strides, int64_t offset) {
-  TensorView view;
-  view.dtype = dtype;
-  view.dims = std::move(dims);
-  view.strides = std::move(strides);
-  view.offset = offset;
-  view.data = arena;
-  return view;
-}
-
-// Byte address of every element in row-major index order.
-std::vector<int64_t> ElementAddresses(const TensorView &view) {
-  std::vector<int64_t> addresses;
-  const int64_t count = view.NumElements();
-  const int64_t size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
-  for (int64_t flat = 0; flat < count; ++flat) {
-    int64_t rest = flat, element = view.offset;
-    for (size_t d = view.dims.size(); d-- > 0;) {
-      element += (rest % view.dims[d]) * view.strides[d];
-      rest /= view.dims[d];
-    }
-    addresses.push_back(element * size);
-  }
-  return addresses;
-}
 
 // How many elements of the view cover each byte.
 std::map<int64_t, int> ByteCover(const TensorView &view) {
@@ -66,17 +39,6 @@ ViewOverlap BruteForceSelf(const TensorView &view) {
     if (entry.second > 1) return ViewOverlap::kShared;
   }
   return ViewOverlap::kDisjoint;
-}
-
-TensorView RandomView(std::mt19937_64 &rng) {
-  static const aclDataType kDtypes[] = {ACL_INT8, ACL_FLOAT16, ACL_FLOAT};
-  const int rank = std::uniform_int_distribution<int>(1, 3)(rng);
-  std::vector<int64_t> dims, strides;
-  for (int d = 0; d < rank; ++d) {
-    dims.push_back(std::uniform_int_distribution<int64_t>(rng() % 16 == 0 ? 0 : 1, 4)(rng));
-    strides.push_back(std::uniform_int_distribution<int64_t>(0, 7)(rng));
-  }
-  return View(kDtypes[rng() % 3], dims, strides, std::uniform_int_distribution<int64_t>(0, 12)(rng));
 }
 
 TEST(ViewOverlap, MatchesBruteForceOnRandomSmallViews) {

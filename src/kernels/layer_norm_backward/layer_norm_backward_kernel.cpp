@@ -78,6 +78,42 @@ struct Task {
   bool stream = false;                 // gradInput written with non-temporal stores
 };
 
+// Where a run of rows of the three row operands lies: each one's first row and the bytes from a
+// row to the next (a strided view's rows, a staged tile's, dense memory's).
+struct RowBlock {
+  const char *grad_out = nullptr;
+  const char *input = nullptr;
+  char *grad_input = nullptr;  // nullptr when gradInput is not wanted
+  int64_t grad_out_step = 0, input_step = 0, grad_input_step = 0;
+
+  // The same operands `rows` rows further on.
+  RowBlock Skip(int64_t rows) const {
+    RowBlock later = *this;
+    later.grad_out += rows * grad_out_step;
+    later.input += rows * input_step;
+    if (grad_input != nullptr) later.grad_input += rows * grad_input_step;
+    return later;
+  }
+};
+
+// The operands' rows from row `first` on, where the args point at them (an operand staged by rows
+// has no pointer there: it stays nullptr).
+inline RowBlock DirectRows(const LayerNormBackwardArgs &args, int64_t first) {
+  const int64_t element_size = static_cast<int64_t>(ElementSize(args.data_type));
+  auto step = [&](int64_t row_stride) { return (row_stride != 0 ? row_stride : args.cols) * element_size; };
+  auto row = [&](const void *data, int64_t row_step) {
+    return data != nullptr ? static_cast<const char *>(data) + first * row_step : nullptr;
+  };
+  RowBlock rows;
+  rows.grad_out_step = step(args.grad_out_row_stride);
+  rows.input_step = step(args.input_row_stride);
+  rows.grad_input_step = step(args.grad_input_row_stride);
+  rows.grad_out = row(args.grad_out, rows.grad_out_step);
+  rows.input = row(args.input, rows.input_step);
+  rows.grad_input = const_cast<char *>(row(args.grad_input, rows.grad_input_step));
+  return rows;
+}
+
 // Per chunk: gradWeight partials, then gradBias partials, PaddedCols(cols) floats each.
 inline float *ChunkPartials(void *scratch, int64_t cols, int64_t chunk) {
   return static_cast<float *>(scratch) + chunk * 2 * PaddedCols(cols);
@@ -118,19 +154,22 @@ class RowPasses {
   void Sums(int64_t m, const char *go_row, const char *x_row, int64_t c0, int64_t c1, float *lanes_g, float *lanes_gx) const {
     const BlockTag d;
     BlockVec acc_g[1][kBlockVecs], acc_gx[1][kBlockVecs];
-    Sums<1>(m, go_row, x_row, 0, c0, c1, acc_g, acc_gx);
+    lnb::RowBlock row;
+    row.grad_out = go_row;
+    row.input = x_row;
+    Sums<1>(m, row, c0, c1, acc_g, acc_gx);
     for (int64_t v = 0; v < kBlockVecs; ++v) {
       hn::StoreU(acc_g[0][v], d, lanes_g + v * kBlockWidth);
       hn::StoreU(acc_gx[0][v], d, lanes_gx + v * kBlockWidth);
     }
   }
 
-  // The same for kRows consecutive rows m, m + 1, ... (row_bytes apart) at once, into vectors: a
+  // The same for kRows consecutive rows m, m + 1, ... (the first kRows of `rows`) at once, into vectors: a
   // block of the weight and of the column partials is loaded once for the group and each row's
   // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
   template <int kRows>
-  HWY_INLINE void Sums(int64_t m, const char *go_rows, const char *x_rows, int64_t row_bytes, int64_t c0, int64_t c1,
-                       BlockVec (*acc_g)[kBlockVecs], BlockVec (*acc_gx)[kBlockVecs]) const {
+  HWY_INLINE void Sums(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, BlockVec (*acc_g)[kBlockVecs],
+                       BlockVec (*acc_gx)[kBlockVecs]) const {
     const BlockTag d;
     // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
     // every pointer on every block.
@@ -168,12 +207,13 @@ class RowPasses {
       }
       if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       for (int r = 0; r < kRows; ++r) {
+        const char *go_row = rows.grad_out + r * rows.grad_out_step, *x_row = rows.input + r * rows.input_step;
         if (full) {
-          LoadBlock<kData>(go_rows + r * row_bytes, n, go);
-          LoadBlock<kData>(x_rows + r * row_bytes, n, x);
+          LoadBlock<kData>(go_row, n, go);
+          LoadBlock<kData>(x_row, n, x);
         } else {
-          ReadBlock<kData>(go_rows + r * row_bytes, n, c1, go);
-          ReadBlock<kData>(x_rows + r * row_bytes, n, c1, x);
+          ReadBlock<kData>(go_row, n, c1, go);
+          ReadBlock<kData>(x_row, n, c1, x);
         }
         accumulate_row(r, pw, pb);
       }
@@ -230,27 +270,26 @@ class RowPasses {
     }
   }
 
-  // kRows whole rows m, m + 1, ... (row_bytes apart): their sums segment by segment, folded in
-  // order (as the segments shared among threads are), then each row's gradInput unless that is
-  // not wanted. Row r's pass 2 fetches the row at next_go / next_x + r * row_bytes; stream:
-  // write gradInput rows that are 64-byte aligned with non-temporal stores.
+  // The first kRows of `rows`, rows m, m + 1, ...: their sums segment by segment, folded in order
+  // (as the segments shared among threads are), then each row's gradInput unless that is not
+  // wanted. Row r's pass 2 fetches row r of `next`; stream: write gradInput rows that are 64-byte
+  // aligned with non-temporal stores.
   template <int kRows>
-  void Rows(int64_t m, const char *go_rows, const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool stream,
-            const char *next_go, const char *next_x) const {
+  void Rows(int64_t m, const lnb::RowBlock &rows, bool stream, const lnb::RowBlock &next) const {
     const int64_t cols = args_.cols;
     BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
-    Sums<kRows>(m, go_rows, x_rows, row_bytes, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
+    Sums<kRows>(m, rows, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
     for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
-      Sums<kRows>(m, go_rows, x_rows, row_bytes, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
+      Sums<kRows>(m, rows, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
       for (int r = 0; r < kRows; ++r) FoldSegment(sum_g[r], sum_gx[r], segment_g[r], segment_gx[r]);
     }
-    if (grad_input_rows == nullptr) return;
+    if (rows.grad_input == nullptr) return;
     for (int r = 0; r < kRows; ++r) {
-      char *grad_input_row = grad_input_rows + r * row_bytes;
+      char *grad_input_row = rows.grad_input + r * rows.grad_input_step;
       const bool stream_row = stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-      GradInput(m + r, go_rows + r * row_bytes, x_rows + r * row_bytes, grad_input_row, 0, cols,
+      GradInput(m + r, rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, grad_input_row, 0, cols,
                 SumBlockLanes(sum_g[r]) / static_cast<float>(cols), SumBlockLanes(sum_gx[r]) / static_cast<float>(cols),
-                stream_row, next_go + r * row_bytes, next_x + r * row_bytes);
+                stream_row, next.grad_out + r * next.grad_out_step, next.input + r * next.input_step);
     }
   }
 
@@ -272,27 +311,25 @@ inline bool GroupsRows(int64_t cols, int64_t row_bytes) {
   return 2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) > kL1Bytes && 2 * kGroupRows * row_bytes <= kGroupBytes;
 }
 
-// Rows [begin, end), the first at go_rows / x_rows / grad_input_rows (nullptr: not wanted), each
-// row_bytes after the one before; grouped (GroupsRows): in groups of kGroupRows, the rest one by
-// one. prefetch: fetch the next rows during pass 2 (rows in memory rather than in a staged tile).
+// Rows [begin, end), row begin the first of `rows`; grouped (GroupsRows): in groups of
+// kGroupRows, the rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory
+// rather than in a staged tile).
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
-void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const char *go_rows,
-             const char *x_rows, char *grad_input_rows, int64_t row_bytes, bool grouped, bool stream, bool prefetch) {
-  auto go_at = [&](int64_t m) { return go_rows + (m - begin) * row_bytes; };
-  auto x_at = [&](int64_t m) { return x_rows + (m - begin) * row_bytes; };
-  auto grad_input_at = [&](int64_t m) { return grad_input_rows != nullptr ? grad_input_rows + (m - begin) * row_bytes : nullptr; };
+void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const lnb::RowBlock &rows,
+             bool grouped, bool stream, bool prefetch) {
+  auto at = [&](int64_t m) { return rows.Skip(m - begin); };
   int64_t m = begin;
   if constexpr (kGroupRows > 1) {
     if (grouped) {
       for (; m + kGroupRows <= end; m += kGroupRows) {
         const int64_t next = prefetch ? std::min(m + kGroupRows, end - kGroupRows) : m;
-        passes.template Rows<kGroupRows>(m, go_at(m), x_at(m), grad_input_at(m), row_bytes, stream, go_at(next), x_at(next));
+        passes.template Rows<kGroupRows>(m, at(m), stream, at(next));
       }
     }
   }
   for (; m < end; ++m) {
     const int64_t next = prefetch && m + 1 < end ? m + 1 : m;
-    passes.template Rows<1>(m, go_at(m), x_at(m), grad_input_at(m), row_bytes, stream, go_at(next), x_at(next));
+    passes.template Rows<1>(m, at(m), stream, at(next));
   }
 }
 
@@ -306,10 +343,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const bool grouped = GroupsRows(cols, row_bytes);
 
   if (task.tiles == nullptr) {
-    const int64_t first = task.row_begin;
-    char *grad_input = args.grad_input != nullptr ? static_cast<char *>(args.grad_input) + first * row_bytes : nullptr;
-    RunRows(passes, first, task.row_end, static_cast<const char *>(args.grad_out) + first * row_bytes,
-            static_cast<const char *>(args.input) + first * row_bytes, grad_input, row_bytes, grouped, task.stream, true);
+    RunRows(passes, task.row_begin, task.row_end, lnb::DirectRows(args, task.row_begin), grouped, task.stream, true);
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
     // run in order, so the sums are the same as without staging.
@@ -318,21 +352,22 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     char *go_tile = task.tiles, *x_tile = task.tiles + tile_bytes, *grad_input_tile = task.tiles + 2 * tile_bytes;
     for (int64_t begin = task.row_begin; begin < task.row_end; begin += tile_rows) {
       const int64_t end = begin + tile_rows < task.row_end ? begin + tile_rows : task.row_end;
-      const char *go_rows = go_tile;
-      const char *x_rows = x_tile;
-      char *grad_input_rows = args.grad_input_rows.move != nullptr ? grad_input_tile : nullptr;
+      lnb::RowBlock rows = lnb::DirectRows(args, begin);
       if (args.grad_out_rows.move != nullptr) {
         args.grad_out_rows.move(args.grad_out_rows.context, begin, end, go_tile);
-      } else {
-        go_rows = static_cast<const char *>(args.grad_out) + begin * row_bytes;
+        rows.grad_out = go_tile;
+        rows.grad_out_step = row_bytes;
       }
       if (args.input_rows.move != nullptr) {
         args.input_rows.move(args.input_rows.context, begin, end, x_tile);
-      } else {
-        x_rows = static_cast<const char *>(args.input) + begin * row_bytes;
+        rows.input = x_tile;
+        rows.input_step = row_bytes;
       }
-      if (args.grad_input != nullptr) grad_input_rows = static_cast<char *>(args.grad_input) + begin * row_bytes;
-      RunRows(passes, begin, end, go_rows, x_rows, grad_input_rows, row_bytes, grouped, false, false);
+      if (args.grad_input_rows.move != nullptr) {
+        rows.grad_input = grad_input_tile;
+        rows.grad_input_step = row_bytes;
+      }
+      RunRows(passes, begin, end, rows, grouped, false, false);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
@@ -344,19 +379,17 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t m = task.row_begin;
-  const int64_t row_bytes = args.cols * static_cast<int64_t>(ElementSize(kData));
-  const char *go_row = static_cast<const char *>(args.grad_out) + m * row_bytes;
-  const char *x_row = static_cast<const char *>(args.input) + m * row_bytes;
+  const lnb::RowBlock row = lnb::DirectRows(args, m);
   const int64_t c1 = lnb::SegmentEnd(args.cols, task.col_begin);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
   if (task.kind == lnb::Task::Kind::kSegmentSums) {
-    passes.Sums(m, go_row, x_row, task.col_begin, c1, task.lanes, task.lanes + kBlockLanes);
+    passes.Sums(m, row.grad_out, row.input, task.col_begin, c1, task.lanes, task.lanes + kBlockLanes);
     return;
   }
-  char *grad_input_row = static_cast<char *>(args.grad_input) + m * row_bytes;
-  const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-  const char *next_go = m + 1 < args.rows ? go_row + row_bytes : go_row, *next_x = m + 1 < args.rows ? x_row + row_bytes : x_row;
-  passes.GradInput(m, go_row, x_row, grad_input_row, task.col_begin, c1, task.mean_g, task.mean_gx, stream_row, next_go, next_x);
+  const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(row.grad_input) % 64 == 0;
+  const lnb::RowBlock next = m + 1 < args.rows ? row.Skip(1) : row;
+  passes.GradInput(m, row.grad_out, row.input, row.grad_input, task.col_begin, c1, task.mean_g, task.mean_gx, stream_row,
+                   next.grad_out, next.input);
   if (stream_row) hwy::FlushStream();
 }
 

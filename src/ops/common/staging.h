@@ -20,6 +20,7 @@ struct StagedOperand {
   TensorView view;
   Staging staging = Staging::kDirect;
   uint64_t workspace_offset = 0;  // kWhole
+  int64_t row_stride = 0;         // kDirect operands read by rows: elements from a row to the next
 };
 
 class WorkspaceLayout {

@@ -6,10 +6,14 @@
 namespace aclhost {
 namespace {
 
-// gradOut, input, gradInput: moved by rows through the kernel when not usable directly.
-StagedOperand PlanRows(bool wanted, const aclTensor *tensor, bool usable_directly) {
+// gradOut, input, gradInput: read or written in place when the rows are evenly spaced in
+// memory and in the kernel's dtype, else moved by rows through the kernel's tiles.
+StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
   StagedOperand operand = Describe(wanted, tensor);
-  if (operand.present && !usable_directly) operand.staging = StagedOperand::Staging::kRows;
+  if (operand.present &&
+      (operand.view.dtype != kernel_dtype || !operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride))) {
+    operand.staging = StagedOperand::Staging::kRows;
+  }
   return operand;
 }
 
@@ -54,15 +58,14 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.kernel_config = kernels::CurrentKernelConfig();
   WorkspaceLayout layout;
   plan.row_dims = op.normalized_shape->values.size();
-  plan.grad_out = PlanRows(true, op.grad_out, op.grad_out->view.IsDense());
-  plan.input = PlanRows(true, op.input, op.input->view.IsDense());
+  const aclDataType data_dtype = op.input->view.dtype;
+  plan.grad_out = PlanRows(true, op.grad_out, plan.row_dims, data_dtype);
+  plan.input = PlanRows(true, op.input, plan.row_dims, data_dtype);
   plan.mean = PlanWhole(true, op.mean, &layout);
   plan.rstd = PlanWhole(true, op.rstd, &layout);
   plan.weight = PlanWhole(true, op.weight, &layout);
   // gradInput is rounded to input's dtype first, then converted (upstream's precision path).
-  const aclDataType data_dtype = op.input->view.dtype;
-  plan.grad_input = PlanRows(shape.want_grad_input, op.grad_input,
-                             op.grad_input != nullptr && op.grad_input->view.IsDense() && op.grad_input->view.dtype == data_dtype);
+  plan.grad_input = PlanRows(shape.want_grad_input, op.grad_input, plan.row_dims, data_dtype);
   plan.grad_weight = PlanWhole(shape.want_grad_weight, op.grad_weight, &layout);
   plan.grad_bias = PlanWhole(shape.want_grad_bias, op.grad_bias, &layout);
   const bool column_sums = shape.want_grad_weight || shape.want_grad_bias;
@@ -104,6 +107,9 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.rstd = DenseInput(plan.rstd, workspace, threads);
   args.weight = DenseInput(plan.weight, workspace, threads);
   args.grad_input = DenseOutput(plan.grad_input, workspace);
+  args.grad_out_row_stride = plan.grad_out.row_stride;
+  args.input_row_stride = plan.input.row_stride;
+  args.grad_input_row_stride = plan.grad_input.row_stride;
   args.grad_weight = DenseOutput(plan.grad_weight, workspace);
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
   // Live for the kernel call: the row staging's callbacks read them.

@@ -1,0 +1,76 @@
+// TensorView::RowsEvenlySpaced, which lets kernels read and write a view's rows in place: against
+// brute force over the element addresses of small random views, and on views users build.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "tensor/tensor.h"
+#include "test_seed.h"
+#include "view_test_support.h"
+
+namespace aclhost {
+namespace {
+
+// Whether each row of row_length elements is dense and the rows' starts step by the same number
+// of elements, at least row_length; *row_stride: that step (row_length for one row).
+bool BruteForceRowsEvenlySpaced(const TensorView &view, int64_t row_length, int64_t *row_stride) {
+  std::vector<int64_t> elements = ElementAddresses(view);
+  const int64_t size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
+  for (int64_t &element : elements) element /= size;
+  const int64_t rows = static_cast<int64_t>(elements.size()) / row_length;
+  for (int64_t row = 0; row < rows; ++row) {
+    for (int64_t k = 0; k < row_length; ++k) {
+      if (elements[row * row_length + k] != elements[row * row_length] + k) return false;
+    }
+  }
+  *row_stride = rows > 1 ? elements[row_length] - elements[0] : row_length;
+  for (int64_t row = 1; row < rows; ++row) {
+    if (elements[row * row_length] - elements[(row - 1) * row_length] != *row_stride) return false;
+  }
+  return *row_stride >= row_length;
+}
+
+TEST(RowsEvenlySpaced, MatchesBruteForceOnRandomSmallViews) {
+  std::mt19937_64 rng(testing::TestSeed());
+  int spaced = 0, not_spaced = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const TensorView view = RandomView(rng);
+    if (view.NumElements() == 0) continue;  // no rows to place
+    for (size_t row_dims = 0; row_dims <= view.dims.size(); ++row_dims) {
+      int64_t row_length = 1;
+      for (size_t d = view.dims.size() - row_dims; d < view.dims.size(); ++d) row_length *= view.dims[d];
+      int64_t expected_stride = -1, stride = -1;
+      const bool expected = BruteForceRowsEvenlySpaced(view, row_length, &expected_stride);
+      ASSERT_EQ(view.RowsEvenlySpaced(row_dims, &stride), expected) << "trial " << trial << ", row dims " << row_dims;
+      if (expected) {
+        ASSERT_EQ(stride, expected_stride) << "trial " << trial << ", row dims " << row_dims;
+        ++spaced;
+      } else {
+        ++not_spaced;
+      }
+    }
+  }
+  EXPECT_GT(spaced, 5000);
+  EXPECT_GT(not_spaced, 5000);
+}
+
+TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {
+  int64_t stride = 0;
+  // Columns [0, 768) of rows of 832: rows 832 elements apart.
+  EXPECT_TRUE(View(ACL_FLOAT, {8192, 768}, {832, 1}, 0).RowsEvenlySpaced(1, &stride));
+  EXPECT_EQ(stride, 832);
+  // Several leading dims that continue each other, rows of two dims dense within.
+  EXPECT_TRUE(View(ACL_BF16, {4, 5, 6, 7}, {400, 80, 7, 1}, 3).RowsEvenlySpaced(2, &stride));
+  EXPECT_EQ(stride, 80);
+  // Leading dims that do not continue each other.
+  EXPECT_FALSE(View(ACL_BF16, {4, 5, 6, 7}, {500, 80, 7, 1}, 3).RowsEvenlySpaced(2, &stride));
+  // A transpose, rows overlapping each other, broadcast rows.
+  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).RowsEvenlySpaced(1, &stride));
+  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {4, 1}, 0).RowsEvenlySpaced(1, &stride));
+  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {0, 1}, 0).RowsEvenlySpaced(1, &stride));
+}
+
+}  // namespace
+}  // namespace aclhost
