@@ -27,27 +27,44 @@ bool TensorView::IsDense() const {
   return true;
 }
 
-bool TensorView::RowsEvenlySpaced(size_t row_dims, int64_t *row_stride) const {
-  const size_t leading = dims.size() - row_dims;
-  int64_t expected = 1;
-  for (size_t d = dims.size(); d-- > leading;) {
-    if (dims[d] == 1) continue;
-    if (strides[d] != expected) return false;
-    expected *= dims[d];
-  }
-  const int64_t row_length = expected;
-  int64_t stride = 0;  // of the innermost leading dim that counts; then what the next one needs
-  for (size_t d = leading; d-- > 0;) {
-    if (dims[d] == 1) continue;
-    if (stride == 0) {
-      if (strides[d] < row_length) return false;
-      *row_stride = strides[d];
-    } else if (strides[d] != stride) {
+namespace {
+
+// Whether dims [first, last) of the view act as one dim of *stride (dims of size 1 ignored; 0
+// when all are 1), and the product of their sizes.
+bool ActAsOneDim(const TensorView &view, size_t first, size_t last, int64_t *stride, int64_t *size) {
+  *stride = 0;
+  *size = 1;
+  for (size_t d = last; d-- > first;) {
+    if (view.dims[d] == 1) continue;
+    if (*size == 1) {
+      *stride = view.strides[d];
+    } else if (view.strides[d] != *stride * *size) {
       return false;
     }
-    stride = strides[d] * dims[d];
+    *size *= view.dims[d];
   }
-  if (stride == 0) *row_stride = row_length;
+  return true;
+}
+
+}  // namespace
+
+bool TensorView::AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const {
+  const size_t leading = dims.size() - row_dims;
+  int64_t cols = 1, rows = 1;
+  if (!ActAsOneDim(*this, leading, dims.size(), col_stride, &cols) || !ActAsOneDim(*this, 0, leading, row_stride, &rows)) {
+    return false;
+  }
+  if (cols == 1) *col_stride = 1;
+  if (rows == 1) *row_stride = cols * *col_stride;
+  return true;
+}
+
+bool TensorView::RowsEvenlySpaced(size_t row_dims, int64_t *row_stride) const {
+  int64_t col_stride = 0, stride = 0;
+  int64_t cols = 1;
+  for (size_t d = dims.size() - row_dims; d < dims.size(); ++d) cols *= dims[d];
+  if (!AsMatrix(row_dims, &stride, &col_stride) || col_stride != 1 || stride < cols) return false;
+  *row_stride = stride;
   return true;
 }
 

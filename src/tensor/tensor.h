@@ -21,6 +21,10 @@ struct ACLHOST_EXPORT TensorView {
   int64_t NumElements() const;
   // True when the elements sit back to back in row-major order (dims of size 1 ignored).
   bool IsDense() const;
+  // True when the view is a matrix: its rows (the last row_dims dims) and the elements within a
+  // row each a fixed number of elements apart, *row_stride and *col_stride (a single row: a
+  // row's extent; a single column: 1).
+  bool AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const;
   // True when each row (the last row_dims dims) is dense and the rows start a fixed number of
   // elements apart, no fewer than a row holds (rows sliced out of wider rows, say); that number
   // in *row_stride (a row's length for a single row).

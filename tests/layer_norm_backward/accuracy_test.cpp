@@ -284,27 +284,39 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
-// How ExpectStridedBitsEqualDense lays out gradOut, input and gradInput in its second call.
-enum class StridedRows { kPadded, kTransposed };
+// How ExpectStridedBitsEqualDense lays out gradOut, input and gradInput in its second call:
+// padded rows, read and written in place; the rows as a transpose's columns, moved through tiles
+// by a transposition; dims reversed (no matrix), moved through tiles element by element.
+enum class StridedRows { kPadded, kTransposed, kReversed };
 
-// Runs rows x cols BF16 with gradOut, input and gradInput dense, then strided (padded rows, read
-// and written in place; or transposed, staged through tiles), the same values in: both within
-// tolerance of the reference, and the same bits out.
-void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, StridedRows strided_rows, aclrtStream stream_) {
-  const std::vector<int64_t> dims{kRows, kCols}, stats{kRows, 1}, normalized{kCols};
+// Runs BF16 operands of `dims` (normalized over the last) dense, then strided as strided_rows
+// says, the same values in: both within tolerance of the reference, and the same bits out.
+void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows strided_rows, aclrtStream stream_) {
+  const int64_t cols = dims.back();
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < dims.size(); ++d) rows *= dims[d];
+  std::vector<int64_t> stats = dims;
+  stats.back() = 1;
+  const std::vector<int64_t> normalized{cols};
   std::mt19937_64 random(TestSeed());
-  const std::vector<double> x = RandomValues(kRows * kCols, random, 1.0, 2.0);
-  const std::vector<double> dy = RandomValues(kRows * kCols, random);
-  const std::vector<double> w = RandomValues(kCols, random, 0.25, 1.0);
+  const std::vector<double> x = RandomValues(rows * cols, random, 1.0, 2.0);
+  const std::vector<double> dy = RandomValues(rows * cols, random);
+  const std::vector<double> w = RandomValues(cols, random, 0.25, 1.0);
   std::vector<double> row_mean, row_rstd;
-  aclhost::reference::RowStatistics(x, kRows, kCols, 1e-5, &row_mean, &row_rstd);
+  aclhost::reference::RowStatistics(x, rows, cols, 1e-5, &row_mean, &row_rstd);
+  static const char *const kNames[] = {"padded rows", "transposed rows", "reversed dims"};
   std::vector<std::vector<double>> results[2];
   for (const bool strided : {false, true}) {
-    SCOPED_TRACE(strided ? (strided_rows == StridedRows::kPadded ? "padded rows" : "transposed") : "dense");
+    SCOPED_TRACE(strided ? kNames[static_cast<int>(strided_rows)] : "dense");
     // Odd pads and offsets: rows that start anywhere within a cache line.
     auto layout = [&](int64_t pad, int64_t offset) {
       if (!strided) return DenseLayout(dims);
-      return strided_rows == StridedRows::kPadded ? PaddedRowsLayout(dims, pad, offset) : ReversedLayout(dims);
+      switch (strided_rows) {
+        case StridedRows::kPadded: return PaddedRowsLayout(dims, pad, offset);
+        case StridedRows::kTransposed: return TransposedRowsLayout(dims);
+        case StridedRows::kReversed: break;
+      }
+      return ReversedLayout(dims);
     };
     DeviceTensor grad_out(dims, ACL_BF16, layout(3, 1));
     DeviceTensor input(dims, ACL_BF16, layout(40, 0));
@@ -319,9 +331,9 @@ void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, StridedRows strid
     const std::vector<uint8_t> grad_input_before = grad_input.StorageBytes();
     const bool mask[] = {true, true, true};
     RunBackward(grad_out, input, normalized, mean, rstd, &weight, mask, &grad_input, &grad_weight, &grad_bias, stream_);
-    EXPECT_TRUE(grad_input.OutsideViewUnchanged(grad_input_before)) << "gradInput written between its rows";
+    EXPECT_TRUE(grad_input.OutsideViewUnchanged(grad_input_before)) << "gradInput written outside its view";
     const auto want = aclhost::reference::LayerNormBackward(grad_out.Read(), input.Read(), mean.Read(), rstd.Read(),
-                                                            weight.Read(), kRows, kCols);
+                                                            weight.Read(), rows, cols);
     EXPECT_TRUE(aclhost::testing::CompareThrough(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_BF16,
                                                  ACL_BF16).Passed());
     EXPECT_TRUE(aclhost::testing::Compare(grad_weight.Read(), want.grad_weight, want.grad_weight_magnitude, ACL_FLOAT).Passed());
@@ -334,16 +346,17 @@ void ExpectStridedBitsEqualDense(int64_t kRows, int64_t kCols, StridedRows strid
 TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
   // Three rows of 70,001 columns: dense or padded, their segments are shared among threads;
   // transposed, whole rows are staged and run by one thread each.
-  ExpectStridedBitsEqualDense(3, 70001, StridedRows::kPadded, stream_);
-  ExpectStridedBitsEqualDense(3, 70001, StridedRows::kTransposed, stream_);
+  ExpectStridedBitsEqualDense({3, 70001}, StridedRows::kPadded, stream_);
+  ExpectStridedBitsEqualDense({3, 70001}, StridedRows::kTransposed, stream_);
 }
 
 TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
-  // Rows too long for L1 go through pass 1 in groups: dense or padded, groups start at each
-  // chunk's first row (64-row chunks, the last of 11 rows); transposed, at each 15-row tile's.
-  // Ragged last blocks.
-  ExpectStridedBitsEqualDense(203, 2051, StridedRows::kPadded, stream_);
-  ExpectStridedBitsEqualDense(203, 2051, StridedRows::kTransposed, stream_);
+  // 203 rows too long for L1 go through pass 1 in groups: dense, padded or transposed, groups
+  // start at each chunk's first row (64-row chunks, the last of 11 rows; a transposition's tiles
+  // are 32 rows); reversed, at each 15-row tile's. Ragged last blocks.
+  for (const StridedRows strided_rows : {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kReversed}) {
+    ExpectStridedBitsEqualDense({7, 29, 2051}, strided_rows, stream_);
+  }
 }
 
 TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {

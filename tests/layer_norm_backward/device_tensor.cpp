@@ -40,6 +40,13 @@ Layout PaddedRowsLayout(const std::vector<int64_t> &dims, int64_t pad, int64_t o
   return layout;
 }
 
+Layout TransposedRowsLayout(const std::vector<int64_t> &dims) {
+  Layout layout = DenseLayout(std::vector<int64_t>(dims.begin(), dims.end() - 1));
+  layout.strides.push_back(layout.storage_elements);
+  layout.storage_elements *= dims.back();
+  return layout;
+}
+
 Layout ReversedLayout(const std::vector<int64_t> &dims) {
   Layout layout;
   layout.strides.assign(dims.size(), 1);

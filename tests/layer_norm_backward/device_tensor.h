@@ -27,7 +27,10 @@ Layout ScatteredLayout(const std::vector<int64_t> &dims, std::mt19937_64 &random
 // Row-major, each row of the last dim padded by `pad` elements, after `offset` elements: rows
 // evenly spaced, which kernels may read in place.
 Layout PaddedRowsLayout(const std::vector<int64_t> &dims, int64_t pad, int64_t offset);
-// The dims stored in reverse order (a 2-d view is a transpose): rows that must be gathered.
+// The last dim stored outermost, the others row-major inside it: the view's rows (over the last
+// dim) are the columns of a row-major matrix, a transpose.
+Layout TransposedRowsLayout(const std::vector<int64_t> &dims);
+// The dims stored in reverse order: for more than two dims, not a matrix at all.
 Layout ReversedLayout(const std::vector<int64_t> &dims);
 
 class DeviceTensor {

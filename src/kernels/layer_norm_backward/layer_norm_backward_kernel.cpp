@@ -41,16 +41,17 @@ inline int64_t RowsPerChunk(int64_t rows) {
 
 inline int64_t ChunkCount(int64_t rows) { return (rows + RowsPerChunk(rows) - 1) / RowsPerChunk(rows); }
 
-// Rows staged at a time: about 64 KiB of each operand, so that a block stays in L2.
-inline int64_t TileRows(int64_t rows, int64_t cols, size_t element_size) {
-  int64_t by_size = (int64_t{64} << 10) / (cols * static_cast<int64_t>(element_size));
-  if (by_size >= 16) by_size = by_size / 16 * 16;  // whole cache lines of a transposed view's columns
+// Rows staged at a time: about 64 KiB of each operand, so that a block stays in L2, in a multiple
+// of `multiple` rows (at least one multiple, whatever the size), at most a chunk.
+inline int64_t TileRows(int64_t rows, int64_t cols, size_t element_size, int64_t multiple) {
+  const int64_t by_size = (int64_t{64} << 10) / (cols * static_cast<int64_t>(element_size));
+  const int64_t tile = by_size < multiple ? multiple : by_size / multiple * multiple;
   const int64_t limit = RowsPerChunk(rows);
-  return by_size < 1 ? 1 : by_size > limit ? limit : by_size;
+  return tile > limit ? limit : tile;
 }
 
-inline size_t TileBytes(int64_t rows, int64_t cols, size_t element_size) {
-  const size_t bytes = static_cast<size_t>(TileRows(rows, cols, element_size) * cols) * element_size;
+inline size_t TileBytes(int64_t rows, int64_t cols, size_t element_size, int64_t multiple) {
+  const size_t bytes = static_cast<size_t>(TileRows(rows, cols, element_size, multiple) * cols) * element_size;
   return (bytes + 63) / 64 * 64;
 }
 
@@ -347,8 +348,8 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
     // run in order, so the sums are the same as without staging.
-    const int64_t tile_rows = lnb::TileRows(args.rows, cols, ElementSize(kData));
-    const size_t tile_bytes = lnb::TileBytes(args.rows, cols, ElementSize(kData));
+    const int64_t tile_rows = lnb::TileRows(args.rows, cols, ElementSize(kData), args.staged_row_multiple);
+    const size_t tile_bytes = lnb::TileBytes(args.rows, cols, ElementSize(kData), args.staged_row_multiple);
     char *go_tile = task.tiles, *x_tile = task.tiles + tile_bytes, *grad_input_tile = task.tiles + 2 * tile_bytes;
     for (int64_t begin = task.row_begin; begin < task.row_end; begin += tile_rows) {
       const int64_t end = begin + tile_rows < task.row_end ? begin + tile_rows : task.row_end;
@@ -491,8 +492,10 @@ size_t PartialsBytes(int64_t rows, int64_t cols, bool column_sums) {
   return column_sums ? static_cast<size_t>(lnb::ChunkCount(rows)) * 2 * static_cast<size_t>(lnb::PaddedCols(cols)) * sizeof(float) : 0;
 }
 
-size_t TilesBytes(int64_t rows, int64_t cols, ElementType data_type, bool staged_rows, int threads) {
-  return staged_rows ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type)) : 0;
+size_t TilesBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, int threads) {
+  return staged_row_multiple > 0
+             ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple)
+             : 0;
 }
 
 // The segments' lane sums of a row whose segments threads share (staged rows never are).
@@ -507,11 +510,11 @@ struct ScratchLayout {
 };
 
 ScratchLayout LayoutScratch(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type, bool column_sums,
-                            bool staged_rows, int threads) {
+                            int64_t staged_row_multiple, int threads) {
   ScratchLayout layout;
   layout.tiles = PartialsBytes(rows, cols, column_sums);
-  layout.lanes = layout.tiles + TilesBytes(rows, cols, data_type, staged_rows, threads);
-  layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_rows);
+  layout.lanes = layout.tiles + TilesBytes(rows, cols, data_type, staged_row_multiple, threads);
+  layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_row_multiple > 0);
   layout.size = layout.weight + WidenedBytesFor(weight_type, cols);
   return layout;
 }
@@ -549,8 +552,8 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
 }  // namespace
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
-                                     bool column_sums, bool staged_rows, int threads) {
-  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_rows, threads).size;
+                                     bool column_sums, int64_t staged_row_multiple, int threads) {
+  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_row_multiple, threads).size;
 }
 
 void LayerNormBackward(const LayerNormBackwardArgs &given) {
@@ -560,7 +563,8 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
   char *const scratch = static_cast<char *>(given.scratch);
   const ScratchLayout layout = LayoutScratch(given.rows, given.cols, given.data_type,
                                              given.weight != nullptr ? given.weight_type : ElementType::kFloat32,
-                                             want_column_sums, staged_rows, given.config.threads);
+                                             want_column_sums, staged_rows ? given.staged_row_multiple : 0,
+                                             given.config.threads);
   // The rows read a 16-bit weight as float32, widened here once.
   LayerNormBackwardArgs args = given;
   WidenNarrow(&args.weight, &args.weight_type, args.cols, reinterpret_cast<float *>(scratch + layout.weight), args.config.isa);
@@ -579,7 +583,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
     }
   } else {
     char *tiles = staged_rows ? scratch + layout.tiles : nullptr;
-    const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type));
+    const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type), args.staged_row_multiple);
     ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
       lnb::Task task;
       task.row_begin = chunk * rows_per_chunk;

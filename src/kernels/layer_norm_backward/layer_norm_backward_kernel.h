@@ -47,6 +47,9 @@ struct LayerNormBackwardArgs {
   // When set, the operand is moved through these in blocks of rows that stay in cache, and the
   // pointer above is not used. grad_input's rows come out in data_type.
   RowStaging grad_out_rows, input_rows, grad_input_rows;
+  // The blocks hold a multiple of this many rows where they can (a transposition moves a whole
+  // cache line of each column at once).
+  int64_t staged_row_multiple = 1;
 
   // LayerNormBackwardScratchBytes(rows, cols, ...) bytes, 64-byte aligned, when grad_weight or
   // grad_bias is wanted, any operand is staged by rows, or weight is FLOAT16 or BFLOAT16. The
@@ -56,11 +59,11 @@ struct LayerNormBackwardArgs {
   KernelConfig config;
 };
 
-// weight_type: ElementType::kFloat32 when weight is absent; staged_rows: whether any operand will
-// be moved through RowStaging; threads: at most how many threads the call may use
-// (KernelConfig::threads). 0 when the kernel needs no scratch.
+// weight_type: ElementType::kFloat32 when weight is absent; staged_row_multiple: 0 when no operand
+// will be moved through RowStaging, else the args' staged_row_multiple; threads: at most how many
+// threads the call may use (KernelConfig::threads). 0 when the kernel needs no scratch.
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
-                                     bool column_sums, bool staged_rows, int threads);
+                                     bool column_sums, int64_t staged_row_multiple, int threads);
 
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;

@@ -53,7 +53,7 @@ int StagingThreads(int64_t elements, const kernels::KernelConfig &config) {
 }
 
 const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {
-  if (!operand.present || operand.staging == StagedOperand::Staging::kRows) return nullptr;
+  if (!operand.present || operand.MovedByRows()) return nullptr;
   if (operand.staging == StagedOperand::Staging::kDirect) return operand.view.FirstElement();
   void *dense = workspace + operand.workspace_offset;
   GatherToDense(operand.view, dense, threads);
@@ -61,7 +61,7 @@ const void *DenseInput(const StagedOperand &operand, char *workspace, int thread
 }
 
 void *DenseOutput(const StagedOperand &operand, char *workspace) {
-  if (!operand.present || operand.staging == StagedOperand::Staging::kRows) return nullptr;
+  if (!operand.present || operand.MovedByRows()) return nullptr;
   return operand.staging == StagedOperand::Staging::kWhole ? workspace + operand.workspace_offset : operand.view.FirstElement();
 }
 

@@ -12,15 +12,20 @@
 
 namespace aclhost {
 
-// kRows: moved in blocks of rows by the kernel itself (the backward's large operands).
+// kRows: moved in blocks of rows by the kernel itself (the backward's large operands);
+// kTransposedRows: the same, by a transposition, for a view whose row m, element n is at
+// m + n * col_stride (the rows are a row-major matrix's columns).
 struct StagedOperand {
-  enum class Staging { kDirect, kWhole, kRows };
+  enum class Staging { kDirect, kWhole, kRows, kTransposedRows };
 
   bool present = false;
   TensorView view;
   Staging staging = Staging::kDirect;
   uint64_t workspace_offset = 0;  // kWhole
   int64_t row_stride = 0;         // kDirect operands read by rows: elements from a row to the next
+  int64_t col_stride = 0;         // kTransposedRows
+
+  bool MovedByRows() const { return staging == Staging::kRows || staging == Staging::kTransposedRows; }
 };
 
 class WorkspaceLayout {

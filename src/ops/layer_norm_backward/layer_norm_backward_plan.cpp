@@ -1,5 +1,8 @@
 #include "ops/layer_norm_backward/layer_norm_backward_plan.h"
 
+#include <algorithm>
+
+#include "kernels/common/transpose.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 #include "tensor/view_copy.h"
 
@@ -7,33 +10,63 @@ namespace aclhost {
 namespace {
 
 // gradOut, input, gradInput: read or written in place when the rows are evenly spaced in
-// memory and in the kernel's dtype, else moved by rows through the kernel's tiles.
+// memory and in the kernel's dtype, else moved by rows through the kernel's tiles: by a
+// transposition when they are a matrix's columns, else element by element.
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
   StagedOperand operand = Describe(wanted, tensor);
-  if (operand.present &&
-      (operand.view.dtype != kernel_dtype || !operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride))) {
-    operand.staging = StagedOperand::Staging::kRows;
-  }
+  if (!operand.present) return operand;
+  const bool same_dtype = operand.view.dtype == kernel_dtype;
+  if (same_dtype && operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  int64_t row_stride = 0;
+  const bool transposed = same_dtype && operand.view.AsMatrix(row_dims, &row_stride, &operand.col_stride) && row_stride == 1;
+  operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
   return operand;
 }
 
-bool ByRows(const StagedOperand &operand) { return operand.staging == StagedOperand::Staging::kRows; }
+// A transposition moves rows best a cache line of each column at a time.
+int64_t RowsAtOnce(const StagedOperand &operand) {
+  constexpr int64_t kCacheLine = 64;
+  return operand.staging == StagedOperand::Staging::kTransposedRows
+             ? kCacheLine / static_cast<int64_t>(aclDataTypeSize(operand.view.dtype))
+             : 1;
+}
 
-// What the kernel's row staging calls back: the view and how many trailing dims make a row.
+// What the kernel's row staging calls back: the operand, how many trailing dims make a row (cols
+// elements), the dtype of the dense rows, the SIMD target for transpositions.
 struct RowMover {
-  const TensorView *view;
+  const StagedOperand *operand;
   size_t row_dims;
+  int64_t cols;
   aclDataType dense_dtype;
+  kernels::Isa isa;
+
+  // The first element of row m of a kTransposedRows operand.
+  char *TransposedRow(int64_t m) const {
+    return static_cast<char *>(operand->view.FirstElement()) + m * static_cast<int64_t>(aclDataTypeSize(operand->view.dtype));
+  }
 };
 
 void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
   const RowMover &mover = *static_cast<const RowMover *>(context);
-  GatherRows(*mover.view, mover.row_dims, row_begin, row_end, dense);
+  const StagedOperand &operand = *mover.operand;
+  if (operand.staging == StagedOperand::Staging::kTransposedRows) {
+    // Memory holds the rows as columns: cols rows of (row_end - row_begin), col_stride apart.
+    kernels::Transpose(mover.TransposedRow(row_begin), operand.col_stride, mover.cols, row_end - row_begin, dense, mover.cols,
+                       aclDataTypeSize(operand.view.dtype), mover.isa);
+    return;
+  }
+  GatherRows(operand.view, mover.row_dims, row_begin, row_end, dense);
 }
 
 void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
   const RowMover &mover = *static_cast<const RowMover *>(context);
-  ScatterRows(dense, mover.dense_dtype, *mover.view, mover.row_dims, row_begin, row_end);
+  const StagedOperand &operand = *mover.operand;
+  if (operand.staging == StagedOperand::Staging::kTransposedRows) {
+    kernels::Transpose(dense, mover.cols, row_end - row_begin, mover.cols, mover.TransposedRow(row_begin), operand.col_stride,
+                       aclDataTypeSize(operand.view.dtype), mover.isa);
+    return;
+  }
+  ScatterRows(dense, mover.dense_dtype, operand.view, mover.row_dims, row_begin, row_end);
 }
 
 }  // namespace
@@ -69,9 +102,11 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.grad_weight = PlanWhole(shape.want_grad_weight, op.grad_weight, &layout);
   plan.grad_bias = PlanWhole(shape.want_grad_bias, op.grad_bias, &layout);
   const bool column_sums = shape.want_grad_weight || shape.want_grad_bias;
-  const bool staged_rows = ByRows(plan.grad_out) || ByRows(plan.input) || ByRows(plan.grad_input);
+  const bool staged_rows = plan.grad_out.MovedByRows() || plan.input.MovedByRows() || plan.grad_input.MovedByRows();
+  plan.staged_row_multiple = std::max({RowsAtOnce(plan.grad_out), RowsAtOnce(plan.input), RowsAtOnce(plan.grad_input)});
   const size_t scratch_bytes = kernels::LayerNormBackwardScratchBytes(shape.rows, shape.cols, ElementTypeOf(data_dtype),
-                                                                      KernelTypeOf(plan.weight), column_sums, staged_rows,
+                                                                      KernelTypeOf(plan.weight), column_sums,
+                                                                      staged_rows ? plan.staged_row_multiple : 0,
                                                                       plan.kernel_config.threads);
   plan.uses_scratch = scratch_bytes > 0;
   if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
@@ -113,12 +148,14 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.grad_weight = DenseOutput(plan.grad_weight, workspace);
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
   // Live for the kernel call: the row staging's callbacks read them.
-  const RowMover movers[3] = {{&plan.grad_out.view, plan.row_dims, data_dtype},
-                              {&plan.input.view, plan.row_dims, data_dtype},
-                              {&plan.grad_input.view, plan.row_dims, data_dtype}};
-  if (ByRows(plan.grad_out)) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
-  if (ByRows(plan.input)) args.input_rows = {&GatherRowsOf, &movers[1]};
-  if (ByRows(plan.grad_input)) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
+  const kernels::Isa isa = plan.kernel_config.isa;
+  const RowMover movers[3] = {{&plan.grad_out, plan.row_dims, plan.cols, data_dtype, isa},
+                              {&plan.input, plan.row_dims, plan.cols, data_dtype, isa},
+                              {&plan.grad_input, plan.row_dims, plan.cols, data_dtype, isa}};
+  if (plan.grad_out.MovedByRows()) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
+  if (plan.input.MovedByRows()) args.input_rows = {&GatherRowsOf, &movers[1]};
+  if (plan.grad_input.MovedByRows()) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
+  args.staged_row_multiple = plan.staged_row_multiple;
   if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormBackward(args);
   PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace, threads);

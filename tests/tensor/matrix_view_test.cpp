@@ -1,5 +1,6 @@
-// TensorView::RowsEvenlySpaced, which lets kernels read and write a view's rows in place: against
-// brute force over the element addresses of small random views, and on views users build.
+// TensorView::AsMatrix and RowsEvenlySpaced, which let operators move a view's rows with a
+// transposition or not at all: against brute force over the element addresses of small random
+// views, and on views users build.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -56,6 +57,48 @@ TEST(RowsEvenlySpaced, MatchesBruteForceOnRandomSmallViews) {
   EXPECT_GT(not_spaced, 5000);
 }
 
+// Whether every element (m, n) of rows of row_length elements sits at the first's address plus
+// m * row_stride + n * col_stride, with the strides read off the first elements.
+bool BruteForceAsMatrix(const TensorView &view, int64_t row_length, int64_t *row_stride, int64_t *col_stride) {
+  std::vector<int64_t> elements = ElementAddresses(view);
+  const int64_t size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
+  for (int64_t &element : elements) element /= size;
+  const int64_t rows = static_cast<int64_t>(elements.size()) / row_length;
+  *col_stride = row_length > 1 ? elements[1] - elements[0] : 1;
+  *row_stride = rows > 1 ? elements[row_length] - elements[0] : row_length * *col_stride;
+  for (int64_t m = 0; m < rows; ++m) {
+    for (int64_t n = 0; n < row_length; ++n) {
+      if (elements[m * row_length + n] != elements[0] + m * *row_stride + n * *col_stride) return false;
+    }
+  }
+  return true;
+}
+
+TEST(AsMatrix, MatchesBruteForceOnRandomSmallViews) {
+  std::mt19937_64 rng(testing::TestSeed());
+  int matrices = 0, not_matrices = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const TensorView view = RandomView(rng);
+    if (view.NumElements() == 0) continue;
+    for (size_t row_dims = 0; row_dims <= view.dims.size(); ++row_dims) {
+      int64_t row_length = 1;
+      for (size_t d = view.dims.size() - row_dims; d < view.dims.size(); ++d) row_length *= view.dims[d];
+      int64_t want_row_stride = -1, want_col_stride = -1, row_stride = -1, col_stride = -1;
+      const bool expected = BruteForceAsMatrix(view, row_length, &want_row_stride, &want_col_stride);
+      ASSERT_EQ(view.AsMatrix(row_dims, &row_stride, &col_stride), expected) << "trial " << trial << ", row dims " << row_dims;
+      if (expected) {
+        ASSERT_EQ(row_stride, want_row_stride) << "trial " << trial << ", row dims " << row_dims;
+        ASSERT_EQ(col_stride, want_col_stride) << "trial " << trial << ", row dims " << row_dims;
+        ++matrices;
+      } else {
+        ++not_matrices;
+      }
+    }
+  }
+  EXPECT_GT(matrices, 5000);
+  EXPECT_GT(not_matrices, 5000);
+}
+
 TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {
   int64_t stride = 0;
   // Columns [0, 768) of rows of 832: rows 832 elements apart.
@@ -70,6 +113,11 @@ TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {
   EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).RowsEvenlySpaced(1, &stride));
   EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {4, 1}, 0).RowsEvenlySpaced(1, &stride));
   EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {0, 1}, 0).RowsEvenlySpaced(1, &stride));
+  // The transpose is a matrix whose rows are consecutive elements.
+  int64_t col_stride = 0;
+  EXPECT_TRUE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).AsMatrix(1, &stride, &col_stride));
+  EXPECT_EQ(stride, 1);
+  EXPECT_EQ(col_stride, 64);
 }
 
 }  // namespace
