@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -27,7 +28,8 @@ struct ForwardCase {
   size_t norm_dims = 1;
   aclDataType input = ACL_FLOAT, weight = ACL_FLOAT, bias = ACL_FLOAT;  // kNone: NULL
   aclDataType out = ACL_FLOAT, mean = ACL_FLOAT, rstd = ACL_FLOAT;      // mean/rstd kNone: NULL
-  bool scatter = false;  // every tensor through a non-contiguous view
+  bool scatter = false;      // every tensor through a non-contiguous view
+  bool padded_rows = false;  // input and out rows sliced out of wider rows (odd pads and offsets)
   double spread = 1.0, shift = 0.0;
 
   std::string Describe() const {
@@ -35,7 +37,8 @@ struct ForwardCase {
     for (const int64_t dim : dims) text += " " + std::to_string(dim);
     return text + " norm_dims " + std::to_string(norm_dims) + " dtypes(x,w,b,out,mean,rstd) " + std::to_string(input) +
            "," + std::to_string(weight) + "," + std::to_string(bias) + "," + std::to_string(out) + "," +
-           std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "");
+           std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "") +
+           (padded_rows ? " padded rows" : "");
   }
 };
 
@@ -51,10 +54,10 @@ struct ForwardTensors {
       if (dtype == kNone) return nullptr;
       return std::make_unique<DeviceTensor>(dims, dtype, c.scatter ? ScatteredLayout(dims, random) : DenseLayout(dims));
     };
-    input = make(c.dims, c.input);
+    input = c.padded_rows ? std::make_unique<DeviceTensor>(c.dims, c.input, PaddedRowsLayout(c.dims, 3, 1)) : make(c.dims, c.input);
     weight = make(normalized, c.weight);
     bias = make(normalized, c.bias);
-    out = make(c.dims, c.out);
+    out = c.padded_rows ? std::make_unique<DeviceTensor>(c.dims, c.out, PaddedRowsLayout(c.dims, 5, 2)) : make(c.dims, c.out);
     mean = make(stats, c.mean);
     rstd = make(stats, c.rstd);
     input->Write(RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift));
@@ -90,6 +93,10 @@ class ForwardTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS); }
   void TearDown() override { EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS); }
+
+  // A kInPlaceDims BF16 input in `layout`, normalised over its last dim with out the same view.
+  static constexpr int64_t kInPlaceDims[] = {5, 300};
+  void ExpectInPlaceMatchesReference(const Layout &layout);
 
   // Runs the case and checks every output against the reference; returns the tensors.
   std::unique_ptr<ForwardTensors> Run(const ForwardCase &c) {
@@ -188,11 +195,20 @@ TEST_F(ForwardTest, EmptyRowsGiveMeanZeroAndRstdNaN) {
 }
 
 TEST_F(ForwardTest, InPlaceOutIsInput) {
-  std::mt19937_64 random(TestSeed());
-  const std::vector<int64_t> dims{5, 300};
-  const Layout layout = ScatteredLayout(dims, random);
-  DeviceTensor input(dims, ACL_BF16, layout), mean({5, 1}, ACL_FLOAT), rstd({5, 1}, ACL_FLOAT);
-  input.Write(RandomValues(5 * 300, random, 2.0, 1.0));
+  const std::vector<int64_t> dims(std::begin(kInPlaceDims), std::end(kInPlaceDims));
+  // Rows evenly spaced (normalised where they are) and a transpose (staged through the workspace).
+  for (const Layout &layout : {PaddedRowsLayout(dims, 7, 3), ReversedLayout(dims)}) {
+    SCOPED_TRACE(layout.strides[1] == 1 ? "padded rows" : "transposed");
+    ExpectInPlaceMatchesReference(layout);
+  }
+}
+
+void ForwardTest::ExpectInPlaceMatchesReference(const Layout &layout) {
+  const std::vector<int64_t> dims(std::begin(kInPlaceDims), std::end(kInPlaceDims));
+  const int64_t rows = dims[0], cols = dims[1];
+  std::mt19937_64 random(TestSeed() + counter_++);
+  DeviceTensor input(dims, ACL_BF16, layout), mean({rows, 1}, ACL_FLOAT), rstd({rows, 1}, ACL_FLOAT);
+  input.Write(RandomValues(static_cast<size_t>(rows * cols), random, 2.0, 1.0));
   const std::vector<double> x = input.Read();
   const std::vector<uint8_t> before = input.StorageBytes();
   // A second descriptor of exactly the same view.
@@ -216,9 +232,34 @@ TEST_F(ForwardTest, InPlaceOutIsInput) {
   aclDestroyTensor(same);
   aclDestroyIntArray(normalized);
   EXPECT_TRUE(input.OutsideViewUnchanged(before));
-  const aclhost::reference::LayerNormResult want = aclhost::reference::LayerNorm(x, {}, {}, 5, 300, 1e-5);
+  const aclhost::reference::LayerNormResult want = aclhost::reference::LayerNorm(x, {}, {}, rows, cols, 1e-5);
   ExpectClose("out (in place)", input, want.out, want.out_magnitude);
-  ExpectClose("rstd", rstd, want.rstd, std::vector<double>(5, 0.0));
+  ExpectClose("rstd", rstd, want.rstd, std::vector<double>(static_cast<size_t>(rows), 0.0));
+}
+
+TEST_F(ForwardTest, PaddedRowsGetTheBitsOfDenseRows) {
+  // Rows sliced out of wider rows are read and written in place: the same bits as dense rows,
+  // including short 16-bit rows whose statistics are taken 4 at a time. Rows of two dims padded
+  // only in the last are not evenly spaced and go through the workspace instead.
+  struct Shape {
+    std::vector<int64_t> dims;
+    size_t norm_dims;
+    aclDataType dtype;
+  };
+  for (const Shape &shape : {Shape{{7, 3, 100}, 1, ACL_BF16}, Shape{{5, 2051}, 1, ACL_FLOAT}, Shape{{4, 6, 40}, 2, ACL_FLOAT16}}) {
+    ForwardCase c;
+    c.dims = shape.dims;
+    c.norm_dims = shape.norm_dims;
+    c.input = c.weight = c.bias = c.out = shape.dtype;
+    std::vector<std::vector<double>> results[2];
+    for (const bool padded : {false, true}) {
+      c.padded_rows = padded;
+      counter_ = 0;  // the same inputs both times
+      const std::unique_ptr<ForwardTensors> tensors = Run(c);
+      results[padded] = {tensors->out->Read(), tensors->mean->Read(), tensors->rstd->Read()};
+    }
+    EXPECT_TRUE(results[0] == results[1]) << c.Describe() << ": padded rows' outputs differ from dense rows'";
+  }
 }
 
 TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {

@@ -66,12 +66,12 @@ HWY_INLINE void Centre(BlockVec mean, BlockVec mean_rest, BlockVec *x) {
   for (int64_t v = 0; v < kBlockVecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean), mean_rest);
 }
 
-// The statistics of kRows rows m, m + 1, ... (rows, row_bytes apart): each row's two passes are
+// The statistics of kRows rows m, m + 1, ... (rows, row_step bytes apart): each row's two passes are
 // exactly those of the row alone, interleaved so that the rows' chains of dependent operations
 // (block sums, lane trees, divisions, the square root) overlap, which short rows otherwise wait
-// on. Pass 2 fetches the row at next_rows + r * row_bytes meanwhile.
+// on. Pass 2 fetches the row at next_rows + r * row_step meanwhile.
 template <ElementType kInput, int kRows>
-HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, int64_t m, const char *rows, int64_t row_bytes, const char *next_rows,
+HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, int64_t row_step, const char *next_rows,
                                   RowStatistics *stats) {
   const BlockTag d;
   constexpr int64_t vecs = kBlockVecs;
@@ -84,19 +84,19 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, int64_t m, const ch
   // Pass 1: the sum relative to the row's first element (the pivot).
   BlockVec pivot[kRows];
   for (int r = 0; r < kRows; ++r) {
-    pivot_value[r] = static_cast<float>(LoadElement(args.input, kInput, (m + r) * cols));
+    pivot_value[r] = static_cast<float>(LoadElement(rows + r * row_step, kInput, 0));
     pivot[r] = hn::Set(d, pivot_value[r]);
     for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Zero(d);
   }
   for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
     for (int r = 0; r < kRows; ++r) {
-      LoadBlock<kInput>(rows + r * row_bytes, n, x);
+      LoadBlock<kInput>(rows + r * row_step, n, x);
       for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Sub(x[v], pivot[r]));
     }
   }
   if (whole_cols < cols) {
     for (int r = 0; r < kRows; ++r) {
-      ReadBlock<kInput>(rows + r * row_bytes, whole_cols, cols, x);
+      ReadBlock<kInput>(rows + r * row_step, whole_cols, cols, x);
       for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot[r]);
       ZeroPastEnd(cols, whole_cols, x);
       for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], x[v]);
@@ -117,15 +117,15 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, int64_t m, const ch
   }
   for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
     for (int r = 0; r < kRows; ++r) {
-      hwy::Prefetch(next_rows + r * row_bytes + n * static_cast<int64_t>(ElementSize(kInput)));
-      LoadBlock<kInput>(rows + r * row_bytes, n, x);
+      hwy::Prefetch(next_rows + r * row_step + n * static_cast<int64_t>(ElementSize(kInput)));
+      LoadBlock<kInput>(rows + r * row_step, n, x);
       Centre(mean_vec[r], mean_rest_vec[r], x);
       for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Mul(x[v], x[v]));
     }
   }
   if (whole_cols < cols) {
     for (int r = 0; r < kRows; ++r) {
-      ReadBlock<kInput>(rows + r * row_bytes, whole_cols, cols, x);
+      ReadBlock<kInput>(rows + r * row_step, whole_cols, cols, x);
       Centre(mean_vec[r], mean_rest_vec[r], x);
       ZeroPastEnd(cols, whole_cols, x);
       for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Mul(x[v], x[v]));
@@ -209,7 +209,8 @@ bool GroupsRows(int64_t row_bytes) {
 template <ElementType kInput, ElementType kOut, bool kHasWeight, bool kHasBias>
 void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   const int64_t row_bytes = args.cols * static_cast<int64_t>(ElementSize(kInput));
-  const int64_t out_row_bytes = args.cols * static_cast<int64_t>(ElementSize(kOut));
+  const int64_t input_step = (args.input_row_stride != 0 ? args.input_row_stride : args.cols) * static_cast<int64_t>(ElementSize(kInput));
+  const int64_t out_step = (args.out_row_stride != 0 ? args.out_row_stride : args.cols) * static_cast<int64_t>(ElementSize(kOut));
   const char *const input = static_cast<const char *>(args.input);
   char *const out = static_cast<char *>(args.out);
   // Rows m .. m + kRows - 1: statistics together, then each row normalised; pass 2 fetches the
@@ -218,9 +219,9 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     constexpr int kRows = decltype(rows_tag)::value;
     RowStatistics stats[kRows];
     const int64_t next = m + 2 * kRows <= row_end ? m + kRows : m;
-    ComputeStatistics<kInput, kRows>(args, m, input + m * row_bytes, row_bytes, input + next * row_bytes, stats);
+    ComputeStatistics<kInput, kRows>(args, input + m * input_step, input_step, input + next * input_step, stats);
     for (int r = 0; r < kRows; ++r) {
-      NormalizeRow<kInput, kOut, kHasWeight, kHasBias>(args, m + r, input + (m + r) * row_bytes, out + (m + r) * out_row_bytes,
+      NormalizeRow<kInput, kOut, kHasWeight, kHasBias>(args, m + r, input + (m + r) * input_step, out + (m + r) * out_step,
                                                        stats[r], stream_out);
     }
   };

@@ -26,9 +26,13 @@ struct LayerNormArgs {
   const void *input = nullptr;   // rows x cols
   const void *weight = nullptr;  // cols; nullptr means all ones
   const void *bias = nullptr;    // cols; nullptr means all zeros
-  void *out = nullptr;           // rows x cols; may be input itself (each row is read before it is written)
+  void *out = nullptr;           // rows x cols; may be input itself, row for row (each row is read before it is written)
   void *mean = nullptr;          // rows, or nullptr when not wanted
   void *rstd = nullptr;          // rows, or nullptr when not wanted
+
+  // Elements from the start of one row of input / out to the next (each row dense): 0 means
+  // cols; otherwise at least cols, e.g. rows sliced out of wider ones.
+  int64_t input_row_stride = 0, out_row_stride = 0;
 
   // LayerNormForwardScratchBytes(cols, weight_type, bias_type) bytes, 64-byte aligned, when a
   // FLOAT16 or BFLOAT16 weight or bias is given: the kernel widens them there once. It allocates

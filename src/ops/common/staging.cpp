@@ -48,6 +48,12 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
   return operand;
 }
 
+StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout) {
+  StagedOperand operand = Describe(wanted, tensor);
+  if (operand.present && operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  return PlanWhole(wanted, tensor, layout);
+}
+
 int StagingThreads(int64_t elements, const kernels::KernelConfig &config) {
   return elements >= kMinStagingElementsForThreads ? config.threads : 1;
 }

@@ -49,6 +49,9 @@ kernels::ElementType KernelTypeOf(const StagedOperand &operand);
 StagedOperand Describe(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
+// The tensor read or written in place, row by row, when its rows (the last row_dims dims) are
+// evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); else as PlanWhole.
+StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout);
 
 // Threads for gathering and scattering staged copies: all the kernel may use for large problems,
 // one for small ones (their copies cost less than a thread team).

@@ -14,10 +14,12 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   plan.kernel_config = kernels::CurrentKernelConfig();
   WorkspaceLayout layout;
   const bool has_elements = shape.cols > 0;  // empty rows: only the statistics are written
-  plan.input = PlanWhole(has_elements, op.input, &layout);
+  // input and out row by row in place where their rows are evenly spaced (a slice of wider rows).
+  const size_t row_dims = op.normalized_shape->values.size();
+  plan.input = PlanRowsInPlace(has_elements, op.input, row_dims, &layout);
   plan.weight = PlanWhole(has_elements, op.weight, &layout);
   plan.bias = PlanWhole(has_elements, op.bias, &layout);
-  plan.out = PlanWhole(has_elements, op.out, &layout);
+  plan.out = PlanRowsInPlace(has_elements, op.out, row_dims, &layout);
   plan.mean = PlanWhole(true, op.mean, &layout);
   plan.rstd = PlanWhole(true, op.rstd, &layout);
   const size_t scratch_bytes = kernels::LayerNormForwardScratchBytes(shape.cols, KernelTypeOf(plan.weight), KernelTypeOf(plan.bias));
@@ -46,6 +48,8 @@ void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   args.weight = DenseInput(plan.weight, workspace, threads);
   args.bias = DenseInput(plan.bias, workspace, threads);
   args.out = DenseOutput(plan.out, workspace);
+  args.input_row_stride = plan.input.row_stride;
+  args.out_row_stride = plan.out.row_stride;
   args.mean = DenseOutput(plan.mean, workspace);
   args.rstd = DenseOutput(plan.rstd, workspace);
   if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
