@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <cpuid.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -36,6 +37,13 @@ Isa BestIsa() {
     if (IsaAvailable(info.isa)) return info.isa;
   }
   return Isa::kScalar;
+}
+
+// CPUID leaf 7, sub-leaf 1, EAX bit 5. Only AVX-512 code asks, which runs only where the CPU and
+// the OS support AVX-512.
+bool DetectAvx512Bf16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 5)) != 0;
 }
 
 // Highway asks CPUID, which a hypervisor may trap: the answer is taken once per process.
@@ -111,6 +119,8 @@ KernelConfig CurrentKernelConfig() {
   config.threads = RequestedThreads();
   return config;
 }
+
+const bool kCpuHasAvx512Bf16 = DetectAvx512Bf16();
 
 int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements) {
   constexpr int64_t kMinElementsPerThread = 1 << 15;

@@ -31,6 +31,10 @@ inline bool StreamsOutput(int64_t bytes) { return bytes > (int64_t{8} << 20); }
 
 const char *IsaName(Isa isa);
 
+// Whether the CPU has AVX512_BF16 (vcvtneps2bf16: float32 to BF16 in one instruction), read once
+// when the library loads. The AVX-512 code rounds to BF16 with it where it gives the same bits.
+extern const bool kCpuHasAvx512Bf16;
+
 // Whether the CPU (and this build) can run isa.
 bool IsaAvailable(Isa isa);
 

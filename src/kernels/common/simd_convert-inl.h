@@ -14,6 +14,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/common/element_type.h"
+#include "kernels/common/kernel_config.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace aclhost {
@@ -96,6 +97,20 @@ HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
   }
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// 16 floats rounded to BF16 bits by vcvtneps2bf16 where the CPU has it: nearest even and NaNs
+// quieted (bit 6 set) as FloatToBf16Bits does, but subnormal inputs read as zero, so a vector
+// holding one (vfpclassps class 0x20) is left to the integer path. False when not rounded.
+HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<hn::Full256<uint16_t>> *bits) {
+  if (!kCpuHasAvx512Bf16 || _mm512_fpclass_ps_mask(value.raw, 0x20) != 0) return false;
+  __m256i rounded;
+  // Inline assembly: Highway 1.0.3 has no target with AVX512_BF16 to compile the intrinsic for.
+  asm("vcvtneps2bf16 %1, %0" : "=v"(rounded) : "v"(value.raw));
+  bits->raw = rounded;
+  return true;
+}
+#endif
+
 // kStream: a non-temporal store, which skips reading the line into the cache first; the address
 // must be aligned to the vector and FlushStream must follow before anyone reads the data.
 template <ElementType T, bool kStream = false, class D>
@@ -123,6 +138,19 @@ HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index)
 #endif
     const hn::RebindToSigned<D> di;
     const hn::Rebind<uint16_t, D> du16;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (T == ElementType::kBFloat16 && hn::MaxLanes(D()) == 16) {
+      hn::Vec<decltype(du16)> rounded;
+      if (RoundToBf16Natively(value, &rounded)) {
+        if constexpr (kStream) {
+          hn::Stream(rounded, du16, static_cast<uint16_t *>(base) + index);
+        } else {
+          hn::StoreU(rounded, du16, static_cast<uint16_t *>(base) + index);
+        }
+        return;
+      }
+    }
+#endif
     const auto bits = T == ElementType::kBFloat16 ? FloatToBf16Bits(d, value) : FloatToHalfBits(d, value);
     const auto narrow = hn::DemoteTo(du16, hn::BitCast(di, bits));
     if constexpr (kStream) {
