@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -14,12 +15,18 @@
 namespace aclhost {
 namespace {
 
-// Whether each row of row_length elements is dense and the rows' starts step by the same number
-// of elements, at least row_length; *row_stride: that step (row_length for one row).
-bool BruteForceRowsEvenlySpaced(const TensorView &view, int64_t row_length, int64_t *row_stride) {
+// The view's elements in row-major index order, as offsets in elements.
+std::vector<int64_t> ElementOffsets(const TensorView &view) {
   std::vector<int64_t> elements = ElementAddresses(view);
   const int64_t size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   for (int64_t &element : elements) element /= size;
+  return elements;
+}
+
+// Whether each row of row_length elements is dense and the rows' starts step by the same number
+// of elements, at least row_length; *row_stride: that step (row_length for one row).
+bool BruteForceRowsEvenlySpaced(const TensorView &view, int64_t row_length, int64_t *row_stride) {
+  const std::vector<int64_t> elements = ElementOffsets(view);
   const int64_t rows = static_cast<int64_t>(elements.size()) / row_length;
   for (int64_t row = 0; row < rows; ++row) {
     for (int64_t k = 0; k < row_length; ++k) {
@@ -33,36 +40,10 @@ bool BruteForceRowsEvenlySpaced(const TensorView &view, int64_t row_length, int6
   return *row_stride >= row_length;
 }
 
-TEST(RowsEvenlySpaced, MatchesBruteForceOnRandomSmallViews) {
-  std::mt19937_64 rng(testing::TestSeed());
-  int spaced = 0, not_spaced = 0;
-  for (int trial = 0; trial < 20000; ++trial) {
-    const TensorView view = RandomView(rng);
-    if (view.NumElements() == 0) continue;  // no rows to place
-    for (size_t row_dims = 0; row_dims <= view.dims.size(); ++row_dims) {
-      int64_t row_length = 1;
-      for (size_t d = view.dims.size() - row_dims; d < view.dims.size(); ++d) row_length *= view.dims[d];
-      int64_t expected_stride = -1, stride = -1;
-      const bool expected = BruteForceRowsEvenlySpaced(view, row_length, &expected_stride);
-      ASSERT_EQ(view.RowsEvenlySpaced(row_dims, &stride), expected) << "trial " << trial << ", row dims " << row_dims;
-      if (expected) {
-        ASSERT_EQ(stride, expected_stride) << "trial " << trial << ", row dims " << row_dims;
-        ++spaced;
-      } else {
-        ++not_spaced;
-      }
-    }
-  }
-  EXPECT_GT(spaced, 5000);
-  EXPECT_GT(not_spaced, 5000);
-}
-
-// Whether every element (m, n) of rows of row_length elements sits at the first's address plus
+// Whether every element (m, n) of rows of row_length elements sits at the first's offset plus
 // m * row_stride + n * col_stride, with the strides read off the first elements.
 bool BruteForceAsMatrix(const TensorView &view, int64_t row_length, int64_t *row_stride, int64_t *col_stride) {
-  std::vector<int64_t> elements = ElementAddresses(view);
-  const int64_t size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
-  for (int64_t &element : elements) element /= size;
+  const std::vector<int64_t> elements = ElementOffsets(view);
   const int64_t rows = static_cast<int64_t>(elements.size()) / row_length;
   *col_stride = row_length > 1 ? elements[1] - elements[0] : 1;
   *row_stride = rows > 1 ? elements[row_length] - elements[0] : row_length * *col_stride;
@@ -74,29 +55,49 @@ bool BruteForceAsMatrix(const TensorView &view, int64_t row_length, int64_t *row
   return true;
 }
 
-TEST(AsMatrix, MatchesBruteForceOnRandomSmallViews) {
+// check(view, row_dims, row_length) for every split into rows of 20,000 small random non-empty
+// views, until a check fails; how many returned true and false (each must be common).
+template <typename Check>
+void ExpectOnRandomSplits(Check check) {
   std::mt19937_64 rng(testing::TestSeed());
-  int matrices = 0, not_matrices = 0;
-  for (int trial = 0; trial < 20000; ++trial) {
+  int yes = 0, no = 0;
+  for (int trial = 0; trial < 20000 && !::testing::Test::HasFailure(); ++trial) {
     const TensorView view = RandomView(rng);
-    if (view.NumElements() == 0) continue;
+    if (view.NumElements() == 0) continue;  // no rows to place
     for (size_t row_dims = 0; row_dims <= view.dims.size(); ++row_dims) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", row dims " + std::to_string(row_dims));
       int64_t row_length = 1;
       for (size_t d = view.dims.size() - row_dims; d < view.dims.size(); ++d) row_length *= view.dims[d];
-      int64_t want_row_stride = -1, want_col_stride = -1, row_stride = -1, col_stride = -1;
-      const bool expected = BruteForceAsMatrix(view, row_length, &want_row_stride, &want_col_stride);
-      ASSERT_EQ(view.AsMatrix(row_dims, &row_stride, &col_stride), expected) << "trial " << trial << ", row dims " << row_dims;
-      if (expected) {
-        ASSERT_EQ(row_stride, want_row_stride) << "trial " << trial << ", row dims " << row_dims;
-        ASSERT_EQ(col_stride, want_col_stride) << "trial " << trial << ", row dims " << row_dims;
-        ++matrices;
-      } else {
-        ++not_matrices;
-      }
+      ++(check(view, row_dims, row_length) ? yes : no);
     }
   }
-  EXPECT_GT(matrices, 5000);
-  EXPECT_GT(not_matrices, 5000);
+  EXPECT_GT(yes, 5000);
+  EXPECT_GT(no, 5000);
+}
+
+TEST(RowsEvenlySpaced, MatchesBruteForceOnRandomSmallViews) {
+  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
+    int64_t want_stride = -1, stride = -1;
+    const bool expected = BruteForceRowsEvenlySpaced(view, row_length, &want_stride);
+    EXPECT_EQ(view.RowsEvenlySpaced(row_dims, &stride), expected);
+    if (expected) {
+      EXPECT_EQ(stride, want_stride);
+    }
+    return expected;
+  });
+}
+
+TEST(AsMatrix, MatchesBruteForceOnRandomSmallViews) {
+  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
+    int64_t want_row_stride = -1, want_col_stride = -1, row_stride = -1, col_stride = -1;
+    const bool expected = BruteForceAsMatrix(view, row_length, &want_row_stride, &want_col_stride);
+    EXPECT_EQ(view.AsMatrix(row_dims, &row_stride, &col_stride), expected);
+    if (expected) {
+      EXPECT_EQ(row_stride, want_row_stride);
+      EXPECT_EQ(col_stride, want_col_stride);
+    }
+    return expected;
+  });
 }
 
 TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {

@@ -113,51 +113,43 @@ HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<h
 
 // kStream: a non-temporal store, which skips reading the line into the cache first; the address
 // must be aligned to the vector and FlushStream must follow before anyone reads the data.
+template <bool kStream, class D, typename Lane>
+HWY_INLINE void Put(hn::Vec<D> value, D d, Lane *at) {
+  if constexpr (kStream) {
+    hn::Stream(value, d, at);
+  } else {
+    hn::StoreU(value, d, at);
+  }
+}
+
+// value rounded to T at base + index (see Put for kStream).
 template <ElementType T, bool kStream = false, class D>
 HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index) {
   if constexpr (T == ElementType::kFloat32) {
-    if constexpr (kStream) {
-      hn::Stream(value, d, static_cast<float *>(base) + index);
-    } else {
-      hn::StoreU(value, d, static_cast<float *>(base) + index);
-    }
+    Put<kStream>(value, d, static_cast<float *>(base) + index);
   } else {
+    const hn::Rebind<uint16_t, D> du16;
+    uint16_t *const at = static_cast<uint16_t *>(base) + index;
 #if HWY_TARGET <= HWY_AVX2
     // F16C rounds to nearest even and quiets NaNs exactly as FloatToHalfBits does.
     if constexpr (T == ElementType::kFloat16) {
       const hn::Rebind<hwy::float16_t, D> df16;
-      const hn::Rebind<uint16_t, D> du16;
-      const auto half = hn::BitCast(du16, hn::DemoteTo(df16, value));
-      if constexpr (kStream) {
-        hn::Stream(half, du16, static_cast<uint16_t *>(base) + index);
-      } else {
-        hn::StoreU(half, du16, static_cast<uint16_t *>(base) + index);
-      }
+      Put<kStream>(hn::BitCast(du16, hn::DemoteTo(df16, value)), du16, at);
       return;
     }
 #endif
-    const hn::RebindToSigned<D> di;
-    const hn::Rebind<uint16_t, D> du16;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (T == ElementType::kBFloat16 && hn::MaxLanes(D()) == 16) {
       hn::Vec<decltype(du16)> rounded;
       if (RoundToBf16Natively(value, &rounded)) {
-        if constexpr (kStream) {
-          hn::Stream(rounded, du16, static_cast<uint16_t *>(base) + index);
-        } else {
-          hn::StoreU(rounded, du16, static_cast<uint16_t *>(base) + index);
-        }
+        Put<kStream>(rounded, du16, at);
         return;
       }
     }
 #endif
+    const hn::RebindToSigned<D> di;
     const auto bits = T == ElementType::kBFloat16 ? FloatToBf16Bits(d, value) : FloatToHalfBits(d, value);
-    const auto narrow = hn::DemoteTo(du16, hn::BitCast(di, bits));
-    if constexpr (kStream) {
-      hn::Stream(narrow, du16, static_cast<uint16_t *>(base) + index);
-    } else {
-      hn::StoreU(narrow, du16, static_cast<uint16_t *>(base) + index);
-    }
+    Put<kStream>(hn::DemoteTo(du16, hn::BitCast(di, bits)), du16, at);
   }
 }
 
