@@ -188,6 +188,9 @@ int main(int argc, char **argv) {
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kPaddedRows});
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kTransposed});
   Register({{4096, 4096}, 1, ACL_BF16, Layout::kTransposed});
+  // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
+  Register({{32, 3136, 128}, 1, ACL_FLOAT});
+  Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
   // Small calls, where the fixed cost of a call is all there is.
   Register({{64, 256}, 1, ACL_FLOAT});
   Register({{1, 1024}, 1, ACL_FLOAT});

@@ -48,14 +48,32 @@ bool ActAsOneDim(const TensorView &view, size_t first, size_t last, int64_t *str
 
 }  // namespace
 
-bool TensorView::AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const {
+bool TensorView::AsMatrixBatches(size_t row_dims, MatrixBatches *batches) const {
   const size_t leading = dims.size() - row_dims;
-  int64_t cols = 1, rows = 1;
-  if (!ActAsOneDim(*this, leading, dims.size(), col_stride, &cols) || !ActAsOneDim(*this, 0, leading, row_stride, &rows)) {
-    return false;
+  int64_t cols = 1;
+  if (!ActAsOneDim(*this, leading, dims.size(), &batches->col_stride, &cols)) return false;
+  if (cols == 1) batches->col_stride = 1;
+  // The most leading dims, innermost first, that act as one dim of rows, the rest as one of batches.
+  for (size_t first = 0; first <= leading; ++first) {
+    int64_t rows = 1, count = 1;
+    if (!ActAsOneDim(*this, first, leading, &batches->row_stride, &rows) ||
+        !ActAsOneDim(*this, 0, first, &batches->batch_stride, &count)) {
+      continue;
+    }
+    if (rows == 1) batches->row_stride = cols * batches->col_stride;
+    batches->batch_rows = rows;
+    return true;
   }
-  if (cols == 1) *col_stride = 1;
-  if (rows == 1) *row_stride = cols * *col_stride;
+  return false;
+}
+
+bool TensorView::AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const {
+  MatrixBatches batches;
+  int64_t rows = 1;
+  for (size_t d = 0; d + row_dims < dims.size(); ++d) rows *= dims[d];
+  if (!AsMatrixBatches(row_dims, &batches) || batches.batch_rows != rows) return false;
+  *row_stride = batches.row_stride;
+  *col_stride = batches.col_stride;
   return true;
 }
 

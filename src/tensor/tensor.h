@@ -11,6 +11,12 @@
 
 namespace aclhost {
 
+// Rows of a view as batches of a matrix's rows: row m = b * batch_rows + i (b < rows / batch_rows),
+// its element n at b * batch_stride + i * row_stride + n * col_stride from the first element.
+struct MatrixBatches {
+  int64_t batch_rows = 1, batch_stride = 0, row_stride = 0, col_stride = 1;
+};
+
 struct ACLHOST_EXPORT TensorView {
   aclDataType dtype = ACL_DT_UNDEFINED;
   std::vector<int64_t> dims;
@@ -25,6 +31,10 @@ struct ACLHOST_EXPORT TensorView {
   // row each a fixed number of elements apart, *row_stride and *col_stride (a single row: a
   // row's extent; a single column: 1).
   bool AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const;
+  // True when the view's rows (the last row_dims dims) are batches of a matrix's rows, as many
+  // rows to a batch as the dims allow (all of them when AsMatrix holds): an [N, H*W, C] view of
+  // N channel-major [C, H*W] blocks, say, is N batches whose rows are columns in memory.
+  bool AsMatrixBatches(size_t row_dims, MatrixBatches *batches) const;
   // True when each row (the last row_dims dims) is dense and the rows start a fixed number of
   // elements apart, no fewer than a row holds (rows sliced out of wider rows, say); that number
   // in *row_stride (a row's length for a single row).

@@ -285,9 +285,10 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
 }
 
 // How ExpectStridedBitsEqualDense lays out gradOut, input and gradInput in its second call:
-// padded rows, read and written in place; the rows as a transpose's columns, moved through tiles
-// by a transposition; dims reversed (no matrix), moved through tiles element by element.
-enum class StridedRows { kPadded, kTransposed, kReversed };
+// padded rows, read and written in place; the rows as a transpose's columns, whole or in batches
+// (channel-major blocks), moved through tiles by transpositions; dims reversed (no matrix),
+// moved through tiles element by element.
+enum class StridedRows { kPadded, kTransposed, kChannelMajor, kReversed };
 
 // Runs BF16 operands of `dims` (normalized over the last) dense, then strided as strided_rows
 // says, the same values in: both within tolerance of the reference, and the same bits out.
@@ -304,7 +305,7 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows s
   const std::vector<double> w = RandomValues(cols, random, 0.25, 1.0);
   std::vector<double> row_mean, row_rstd;
   aclhost::reference::RowStatistics(x, rows, cols, 1e-5, &row_mean, &row_rstd);
-  static const char *const kNames[] = {"padded rows", "transposed rows", "reversed dims"};
+  static const char *const kNames[] = {"padded rows", "transposed rows", "channel-major blocks", "reversed dims"};
   std::vector<std::vector<double>> results[2];
   for (const bool strided : {false, true}) {
     SCOPED_TRACE(strided ? kNames[static_cast<int>(strided_rows)] : "dense");
@@ -314,6 +315,7 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows s
       switch (strided_rows) {
         case StridedRows::kPadded: return PaddedRowsLayout(dims, pad, offset);
         case StridedRows::kTransposed: return TransposedRowsLayout(dims);
+        case StridedRows::kChannelMajor: return ChannelMajorLayout(dims);
         case StridedRows::kReversed: break;
       }
       return ReversedLayout(dims);
@@ -353,8 +355,10 @@ TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
 TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
   // 203 rows too long for L1 go through pass 1 in groups: dense, padded or transposed, groups
   // start at each chunk's first row (64-row chunks, the last of 11 rows; a transposition's tiles
-  // are 32 rows); reversed, at each 15-row tile's. Ragged last blocks.
-  for (const StridedRows strided_rows : {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kReversed}) {
+  // are 32 rows, which channel-major blocks of 29 rows cut into runs); reversed, at each 15-row
+  // tile's. Ragged last blocks.
+  for (const StridedRows strided_rows :
+       {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kChannelMajor, StridedRows::kReversed}) {
     ExpectStridedBitsEqualDense({7, 29, 2051}, strided_rows, stream_);
   }
 }

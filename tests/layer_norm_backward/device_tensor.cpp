@@ -47,6 +47,15 @@ Layout TransposedRowsLayout(const std::vector<int64_t> &dims) {
   return layout;
 }
 
+Layout ChannelMajorLayout(const std::vector<int64_t> &dims) {
+  const Layout block = TransposedRowsLayout(std::vector<int64_t>(dims.begin() + 1, dims.end()));
+  Layout layout;
+  layout.strides.push_back(block.storage_elements);
+  layout.strides.insert(layout.strides.end(), block.strides.begin(), block.strides.end());
+  layout.storage_elements = block.storage_elements * dims[0];
+  return layout;
+}
+
 Layout ReversedLayout(const std::vector<int64_t> &dims) {
   Layout layout;
   layout.strides.assign(dims.size(), 1);

@@ -30,6 +30,9 @@ Layout PaddedRowsLayout(const std::vector<int64_t> &dims, int64_t pad, int64_t o
 // The last dim stored outermost, the others row-major inside it: the view's rows (over the last
 // dim) are the columns of a row-major matrix, a transpose.
 Layout TransposedRowsLayout(const std::vector<int64_t> &dims);
+// [N, ..., C] stored as N blocks each laid out [C, ...] (NCHW memory seen as NHWC): within a
+// block the view's rows over the last dim are a transpose's columns; the blocks are batches.
+Layout ChannelMajorLayout(const std::vector<int64_t> &dims);
 // The dims stored in reverse order: for more than two dims, not a matrix at all.
 Layout ReversedLayout(const std::vector<int64_t> &dims);
 

@@ -100,6 +100,57 @@ TEST(AsMatrix, MatchesBruteForceOnRandomSmallViews) {
   });
 }
 
+// The batches of the most rows, among the splits of the leading dims into batches (outer) and
+// rows (inner), whose strides, read off the first elements, place every element.
+bool BruteForceAsMatrixBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches) {
+  const std::vector<int64_t> elements = ElementOffsets(view);
+  const size_t leading = view.dims.size() - row_dims;
+  const int64_t cols = static_cast<int64_t>(elements.size()) / [&] {
+    int64_t rows = 1;
+    for (size_t d = 0; d < leading; ++d) rows *= view.dims[d];
+    return rows;
+  }();
+  const int64_t rows = static_cast<int64_t>(elements.size()) / cols;
+  for (size_t first = 0; first <= leading; ++first) {
+    MatrixBatches candidate;
+    for (size_t d = first; d < leading; ++d) candidate.batch_rows *= view.dims[d];
+    const int64_t r = candidate.batch_rows;
+    candidate.col_stride = cols > 1 ? elements[1] - elements[0] : 1;
+    candidate.row_stride = r > 1 ? elements[cols] - elements[0] : cols * candidate.col_stride;
+    candidate.batch_stride = rows / r > 1 ? elements[r * cols] - elements[0] : 0;
+    bool places_all = true;
+    for (int64_t m = 0; m < rows && places_all; ++m) {
+      for (int64_t n = 0; n < cols && places_all; ++n) {
+        places_all = elements[m * cols + n] ==
+                     elements[0] + m / r * candidate.batch_stride + m % r * candidate.row_stride + n * candidate.col_stride;
+      }
+    }
+    if (places_all) {
+      *batches = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+TEST(AsMatrixBatches, MatchesBruteForceOnRandomSmallViews) {
+  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
+    MatrixBatches want, got;
+    const bool expected = BruteForceAsMatrixBatches(view, row_dims, &want);
+    EXPECT_EQ(view.AsMatrixBatches(row_dims, &got), expected);
+    const int64_t rows = view.NumElements() / row_length;
+    if (expected) {
+      EXPECT_EQ(got.batch_rows, want.batch_rows);
+      EXPECT_EQ(got.col_stride, want.col_stride);
+      EXPECT_EQ(got.row_stride, want.row_stride);
+      if (rows / want.batch_rows > 1) {
+        EXPECT_EQ(got.batch_stride, want.batch_stride);
+      }
+    }
+    return expected && want.batch_rows < rows;  // count the views that need more than one batch
+  });
+}
+
 TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {
   int64_t stride = 0;
   // Columns [0, 768) of rows of 832: rows 832 elements apart.
@@ -119,6 +170,14 @@ TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {
   EXPECT_TRUE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).AsMatrix(1, &stride, &col_stride));
   EXPECT_EQ(stride, 1);
   EXPECT_EQ(col_stride, 64);
+  // [N, H*W, C] over N channel-major [C, H*W] blocks: N batches of H*W rows that are columns.
+  MatrixBatches batches;
+  EXPECT_FALSE(View(ACL_FLOAT, {2, 49, 8}, {392, 1, 49}, 0).AsMatrix(1, &stride, &col_stride));
+  EXPECT_TRUE(View(ACL_FLOAT, {2, 49, 8}, {392, 1, 49}, 0).AsMatrixBatches(1, &batches));
+  EXPECT_EQ(batches.batch_rows, 49);
+  EXPECT_EQ(batches.batch_stride, 392);
+  EXPECT_EQ(batches.row_stride, 1);
+  EXPECT_EQ(batches.col_stride, 49);
 }
 
 }  // namespace

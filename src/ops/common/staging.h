@@ -13,8 +13,8 @@
 namespace aclhost {
 
 // kRows: moved in blocks of rows by the kernel itself (the backward's large operands);
-// kTransposedRows: the same, by a transposition, for a view whose row m, element n is at
-// m + n * col_stride (the rows are a row-major matrix's columns).
+// kTransposedRows: the same, by transpositions, for a view whose rows are, batch by batch, the
+// columns of a row-major matrix (MatrixBatches with row_stride 1).
 struct StagedOperand {
   enum class Staging { kDirect, kWhole, kRows, kTransposedRows };
 
@@ -23,7 +23,7 @@ struct StagedOperand {
   Staging staging = Staging::kDirect;
   uint64_t workspace_offset = 0;  // kWhole
   int64_t row_stride = 0;         // kDirect operands read by rows: elements from a row to the next
-  int64_t col_stride = 0;         // kTransposedRows
+  MatrixBatches batches;          // kTransposedRows
 
   bool MovedByRows() const { return staging == Staging::kRows || staging == Staging::kTransposedRows; }
 };

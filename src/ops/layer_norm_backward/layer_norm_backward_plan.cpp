@@ -10,15 +10,14 @@ namespace aclhost {
 namespace {
 
 // gradOut, input, gradInput: read or written in place when the rows are evenly spaced in
-// memory and in the kernel's dtype, else moved by rows through the kernel's tiles: by a
-// transposition when they are a matrix's columns, else element by element.
+// memory and in the kernel's dtype, else moved by rows through the kernel's tiles: by
+// transpositions when they are (batches of) a matrix's columns, else element by element.
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
   StagedOperand operand = Describe(wanted, tensor);
   if (!operand.present) return operand;
   const bool same_dtype = operand.view.dtype == kernel_dtype;
   if (same_dtype && operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
-  int64_t row_stride = 0;
-  const bool transposed = same_dtype && operand.view.AsMatrix(row_dims, &row_stride, &operand.col_stride) && row_stride == 1;
+  const bool transposed = same_dtype && operand.view.AsMatrixBatches(row_dims, &operand.batches) && operand.batches.row_stride == 1;
   operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
   return operand;
 }
@@ -40,9 +39,19 @@ struct RowMover {
   aclDataType dense_dtype;
   kernels::Isa isa;
 
-  // The first element of row m of a kTransposedRows operand.
-  char *TransposedRow(int64_t m) const {
-    return static_cast<char *>(operand->view.FirstElement()) + m * static_cast<int64_t>(aclDataTypeSize(operand->view.dtype));
+  // move(row, first, count) for the runs of rows [row_begin, row_end) of a kTransposedRows
+  // operand that lie in one batch: row is the run's first element, first its index from row_begin.
+  template <typename Move>
+  void ForEachRunInABatch(int64_t row_begin, int64_t row_end, Move move) const {
+    const MatrixBatches &batches = operand->batches;
+    char *const first_element = static_cast<char *>(operand->view.FirstElement());
+    const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(operand->view.dtype));
+    for (int64_t m = row_begin; m < row_end;) {
+      const int64_t batch = m / batches.batch_rows, in_batch = m % batches.batch_rows;
+      const int64_t count = std::min(row_end - m, batches.batch_rows - in_batch);
+      move(first_element + (batch * batches.batch_stride + in_batch) * element_size, m - row_begin, count);
+      m += count;
+    }
   }
 };
 
@@ -50,9 +59,13 @@ void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void 
   const RowMover &mover = *static_cast<const RowMover *>(context);
   const StagedOperand &operand = *mover.operand;
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    // Memory holds the rows as columns: cols rows of (row_end - row_begin), col_stride apart.
-    kernels::Transpose(mover.TransposedRow(row_begin), operand.col_stride, mover.cols, row_end - row_begin, dense, mover.cols,
-                       aclDataTypeSize(operand.view.dtype), mover.isa);
+    // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
+    const size_t element_size = aclDataTypeSize(operand.view.dtype);
+    mover.ForEachRunInABatch(row_begin, row_end, [&](const char *row, int64_t first, int64_t count) {
+      kernels::Transpose(row, operand.batches.col_stride, mover.cols, count,
+                         static_cast<char *>(dense) + first * mover.cols * static_cast<int64_t>(element_size), mover.cols,
+                         element_size, mover.isa);
+    });
     return;
   }
   GatherRows(operand.view, mover.row_dims, row_begin, row_end, dense);
@@ -62,8 +75,11 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
   const RowMover &mover = *static_cast<const RowMover *>(context);
   const StagedOperand &operand = *mover.operand;
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    kernels::Transpose(dense, mover.cols, row_end - row_begin, mover.cols, mover.TransposedRow(row_begin), operand.col_stride,
-                       aclDataTypeSize(operand.view.dtype), mover.isa);
+    const size_t element_size = aclDataTypeSize(operand.view.dtype);
+    mover.ForEachRunInABatch(row_begin, row_end, [&](char *row, int64_t first, int64_t count) {
+      kernels::Transpose(static_cast<const char *>(dense) + first * mover.cols * static_cast<int64_t>(element_size), mover.cols,
+                         count, mover.cols, row, operand.batches.col_stride, element_size, mover.isa);
+    });
     return;
   }
   ScatterRows(dense, mover.dense_dtype, operand.view, mover.row_dims, row_begin, row_end);
