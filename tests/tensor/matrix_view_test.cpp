@@ -105,12 +105,9 @@ TEST(AsMatrix, MatchesBruteForceOnRandomSmallViews) {
 bool BruteForceAsMatrixBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches) {
   const std::vector<int64_t> elements = ElementOffsets(view);
   const size_t leading = view.dims.size() - row_dims;
-  const int64_t cols = static_cast<int64_t>(elements.size()) / [&] {
-    int64_t rows = 1;
-    for (size_t d = 0; d < leading; ++d) rows *= view.dims[d];
-    return rows;
-  }();
-  const int64_t rows = static_cast<int64_t>(elements.size()) / cols;
+  int64_t rows = 1;
+  for (size_t d = 0; d < leading; ++d) rows *= view.dims[d];
+  const int64_t cols = static_cast<int64_t>(elements.size()) / rows;
   for (size_t first = 0; first <= leading; ++first) {
     MatrixBatches candidate;
     for (size_t d = first; d < leading; ++d) candidate.batch_rows *= view.dims[d];

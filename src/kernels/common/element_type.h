@@ -14,6 +14,12 @@ enum class ElementType : uint8_t { kFloat32, kFloat16, kBFloat16 };
 
 inline size_t ElementSize(ElementType type) { return type == ElementType::kFloat32 ? 4 : 2; }
 
+// Bytes from one row of type elements to the next, for a row stride in elements where 0 means
+// dense rows of cols elements (the kernels' args' convention).
+inline int64_t RowStepBytes(int64_t row_stride, int64_t cols, ElementType type) {
+  return (row_stride != 0 ? row_stride : cols) * static_cast<int64_t>(ElementSize(type));
+}
+
 // Exact widening of element index of data.
 inline double LoadElement(const void *data, ElementType type, int64_t index) {
   if (type == ElementType::kFloat32) {

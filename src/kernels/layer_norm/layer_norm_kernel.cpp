@@ -209,8 +209,8 @@ bool GroupsRows(int64_t row_bytes) {
 template <ElementType kInput, ElementType kOut, bool kHasWeight, bool kHasBias>
 void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   const int64_t row_bytes = args.cols * static_cast<int64_t>(ElementSize(kInput));
-  const int64_t input_step = (args.input_row_stride != 0 ? args.input_row_stride : args.cols) * static_cast<int64_t>(ElementSize(kInput));
-  const int64_t out_step = (args.out_row_stride != 0 ? args.out_row_stride : args.cols) * static_cast<int64_t>(ElementSize(kOut));
+  const int64_t input_step = RowStepBytes(args.input_row_stride, args.cols, kInput);
+  const int64_t out_step = RowStepBytes(args.out_row_stride, args.cols, kOut);
   const char *const input = static_cast<const char *>(args.input);
   char *const out = static_cast<char *>(args.out);
   // Rows m .. m + kRows - 1: statistics together, then each row normalised; pass 2 fetches the

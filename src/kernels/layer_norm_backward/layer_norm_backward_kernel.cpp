@@ -100,8 +100,7 @@ struct RowBlock {
 // The operands' rows from row `first` on, where the args point at them (an operand staged by rows
 // has no pointer there: it stays nullptr).
 inline RowBlock DirectRows(const LayerNormBackwardArgs &args, int64_t first) {
-  const int64_t element_size = static_cast<int64_t>(ElementSize(args.data_type));
-  auto step = [&](int64_t row_stride) { return (row_stride != 0 ? row_stride : args.cols) * element_size; };
+  auto step = [&](int64_t row_stride) { return RowStepBytes(row_stride, args.cols, args.data_type); };
   auto row = [&](const void *data, int64_t row_step) {
     return data != nullptr ? static_cast<const char *>(data) + first * row_step : nullptr;
   };

@@ -39,17 +39,19 @@ struct RowMover {
   aclDataType dense_dtype;
   kernels::Isa isa;
 
-  // move(row, first, count) for the runs of rows [row_begin, row_end) of a kTransposedRows
-  // operand that lie in one batch: row is the run's first element, first its index from row_begin.
+  // move(row, dense_rows, count) for the runs of rows [row_begin, row_end) of a kTransposedRows
+  // operand that lie in one batch: row is the run's first element in the view, dense_rows its
+  // first row in `dense` (which holds rows [row_begin, row_end)).
   template <typename Move>
-  void ForEachRunInABatch(int64_t row_begin, int64_t row_end, Move move) const {
+  void ForEachRunInABatch(int64_t row_begin, int64_t row_end, char *dense, Move move) const {
     const MatrixBatches &batches = operand->batches;
     char *const first_element = static_cast<char *>(operand->view.FirstElement());
     const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(operand->view.dtype));
     for (int64_t m = row_begin; m < row_end;) {
       const int64_t batch = m / batches.batch_rows, in_batch = m % batches.batch_rows;
       const int64_t count = std::min(row_end - m, batches.batch_rows - in_batch);
-      move(first_element + (batch * batches.batch_stride + in_batch) * element_size, m - row_begin, count);
+      move(first_element + (batch * batches.batch_stride + in_batch) * element_size, dense + (m - row_begin) * cols * element_size,
+           count);
       m += count;
     }
   }
@@ -60,11 +62,9 @@ void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void 
   const StagedOperand &operand = *mover.operand;
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
     // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
-    const size_t element_size = aclDataTypeSize(operand.view.dtype);
-    mover.ForEachRunInABatch(row_begin, row_end, [&](const char *row, int64_t first, int64_t count) {
-      kernels::Transpose(row, operand.batches.col_stride, mover.cols, count,
-                         static_cast<char *>(dense) + first * mover.cols * static_cast<int64_t>(element_size), mover.cols,
-                         element_size, mover.isa);
+    mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](const char *row, char *dense_rows, int64_t count) {
+      kernels::Transpose(row, operand.batches.col_stride, mover.cols, count, dense_rows, mover.cols,
+                         aclDataTypeSize(operand.view.dtype), mover.isa);
     });
     return;
   }
@@ -75,10 +75,9 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
   const RowMover &mover = *static_cast<const RowMover *>(context);
   const StagedOperand &operand = *mover.operand;
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    const size_t element_size = aclDataTypeSize(operand.view.dtype);
-    mover.ForEachRunInABatch(row_begin, row_end, [&](char *row, int64_t first, int64_t count) {
-      kernels::Transpose(static_cast<const char *>(dense) + first * mover.cols * static_cast<int64_t>(element_size), mover.cols,
-                         count, mover.cols, row, operand.batches.col_stride, element_size, mover.isa);
+    mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](char *row, const char *dense_rows, int64_t count) {
+      kernels::Transpose(dense_rows, mover.cols, count, mover.cols, row, operand.batches.col_stride,
+                         aclDataTypeSize(operand.view.dtype), mover.isa);
     });
     return;
   }
