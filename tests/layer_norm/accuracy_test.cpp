@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "aclnn/opdev/op_errno.h"
 #include "aclnnop/aclnn_layer_norm.h"
@@ -31,6 +32,11 @@ struct ForwardCase {
   bool scatter = false;      // every tensor through a non-contiguous view
   bool padded_rows = false;  // input and out rows sliced out of wider rows (odd pads and offsets)
   double spread = 1.0, shift = 0.0;
+  // Row m's first element (the kernel's pivot) moved kPivotSpreads[m % 5] spreads from shift: the
+  // statistics' one pass is trusted only with the pivot within sqrt(3) standard deviations of the
+  // mean, so rows on both sides of that limit and far beyond it take both paths.
+  bool outlying_pivots = false;
+  static constexpr double kPivotSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
 
   std::string Describe() const {
     std::string text = "dims";
@@ -38,7 +44,7 @@ struct ForwardCase {
     return text + " norm_dims " + std::to_string(norm_dims) + " dtypes(x,w,b,out,mean,rstd) " + std::to_string(input) +
            "," + std::to_string(weight) + "," + std::to_string(bias) + "," + std::to_string(out) + "," +
            std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "") +
-           (padded_rows ? " padded rows" : "");
+           (padded_rows ? " padded rows" : "") + (outlying_pivots ? " outlying pivots" : "");
   }
 };
 
@@ -60,7 +66,14 @@ struct ForwardTensors {
     out = c.padded_rows ? std::make_unique<DeviceTensor>(c.dims, c.out, PaddedRowsLayout(c.dims, 5, 2)) : make(c.dims, c.out);
     mean = make(stats, c.mean);
     rstd = make(stats, c.rstd);
-    input->Write(RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift));
+    std::vector<double> x = RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift);
+    if (c.outlying_pivots) {
+      for (int64_t m = 0; m < rows; ++m) {
+        const double spreads = ForwardCase::kPivotSpreads[m % std::size(ForwardCase::kPivotSpreads)];
+        if (spreads != 0.0) x[static_cast<size_t>(m * cols)] = c.shift + spreads * c.spread;
+      }
+    }
+    input->Write(x);
     if (weight) weight->Write(RandomValues(static_cast<size_t>(cols), random, 0.5, 1.0));
     if (bias) bias->Write(RandomValues(static_cast<size_t>(cols), random, 0.5));
   }
@@ -165,7 +178,8 @@ TEST_F(ForwardTest, EveryAcceptedDtypeCombination) {
   EXPECT_EQ(combinations, 3 * 7 * 27);
 }
 
-// The one-pass E[x^2] - E[x]^2 loses every digit here; two passes keep them.
+// The one-pass E[x^2] - E[x]^2 loses every digit here; sums of deviations from the row's first
+// element keep them.
 TEST_F(ForwardTest, RowsFarFromZeroKeepTheirVariance) {
   ForwardCase c;
   c.dims = std::vector<int64_t>{8, 4096};
@@ -175,6 +189,22 @@ TEST_F(ForwardTest, RowsFarFromZeroKeepTheirVariance) {
   c.shift = 3000.0;
   c.spread = 0.01;
   Run(c);
+}
+
+// Rows whose first element lies far from their mean (an outlier first) have their variance taken by
+// a second pass; every dtype, short and long rows, near zero and far from it.
+TEST_F(ForwardTest, RowsWithAnOutlierFirstKeepTheirVariance) {
+  for (const aclDataType dtype : kFloatTypes) {
+    for (const auto &[cols, shift, spread] : {std::tuple<int64_t, double, double>{100, 0.0, 1.0}, {4096, 0.0, 1.0}, {700, 31.0, 1.0}}) {
+      ForwardCase c;
+      c.dims = std::vector<int64_t>{10, cols};
+      c.input = c.weight = c.bias = c.out = dtype;
+      c.shift = shift;
+      c.spread = spread;
+      c.outlying_pivots = true;
+      Run(c);
+    }
+  }
 }
 
 TEST_F(ForwardTest, NoRowsWritesNothing) {
@@ -310,6 +340,7 @@ TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
     c.dims = dims;
     c.input = ACL_BF16;
     c.out = ACL_FLOAT16;
+    c.outlying_pivots = true;  // both ways to the variance
     std::vector<std::vector<uint8_t>> first;
     for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {  // one the CPU lacks falls back
       for (int threads = 1; threads <= 8; ++threads) {
