@@ -76,6 +76,19 @@ HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> FloatToBf16Bits(D /*d*/, hn::Vec<D> 
   return hn::IfThenElse(is_nan, hn::Or(high, hn::Set(du, 0x40u)), rounded);
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// 16 BF16 values at `at` as floats: one word permutation puts each in the high half of its 32-bit
+// lane, the mask zeroes the low halves. The other targets' widening and shift is two
+// instructions, and the shift takes a port the kernels' adds need (Zen 4: a BF16 load and 4 adds
+// 0.56 -> 0.39 ns, measured in a loop of the instructions alone, outside the repo).
+HWY_INLINE hn::Vec<hn::Full512<float>> Bf16ToFloatByPermutation(const uint16_t *at) {
+  const __m512i words = _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(at)));
+  const __m512i source_word = _mm512_set_epi16(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8, 7, 7, 6, 6, 5, 5, 4, 4,
+                                               3, 3, 2, 2, 1, 1, 0, 0);  // word 2i + 1 takes word i
+  return hn::Vec<hn::Full512<float>>{_mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, source_word, words))};
+}
+#endif
+
 // Lanes(d) elements of type T at base + index, as float32.
 template <ElementType T, class D>
 HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
@@ -89,6 +102,11 @@ HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
     if constexpr (T == ElementType::kFloat16) {
       const hn::Rebind<hwy::float16_t, D> df16;
       return hn::PromoteTo(d, hn::LoadU(df16, static_cast<const hwy::float16_t *>(base) + index));
+    }
+#endif
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (T == ElementType::kBFloat16 && hn::MaxLanes(D()) == 16) {
+      return Bf16ToFloatByPermutation(static_cast<const uint16_t *>(base) + index);
     }
 #endif
     const auto bits = hn::PromoteTo(du, hn::LoadU(du16, static_cast<const uint16_t *>(base) + index));
