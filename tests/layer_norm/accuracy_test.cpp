@@ -32,9 +32,8 @@ struct ForwardCase {
   bool scatter = false;      // every tensor through a non-contiguous view
   bool padded_rows = false;  // input and out rows sliced out of wider rows (odd pads and offsets)
   double spread = 1.0, shift = 0.0;
-  // Row m's first element (the kernel's pivot) moved kPivotSpreads[m % 5] spreads from shift: the
-  // statistics' one pass is trusted only with the pivot within sqrt(3) standard deviations of the
-  // mean, so rows on both sides of that limit and far beyond it take both paths.
+  // Row m's first element (the kernel's pivot, which the mean is summed relative to) moved
+  // kPivotSpreads[m % 5] spreads from shift: from near the mean to a far outlier.
   bool outlying_pivots = false;
   static constexpr double kPivotSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
 
@@ -178,8 +177,7 @@ TEST_F(ForwardTest, EveryAcceptedDtypeCombination) {
   EXPECT_EQ(combinations, 3 * 7 * 27);
 }
 
-// The one-pass E[x^2] - E[x]^2 loses every digit here; sums of deviations from the row's first
-// element keep them.
+// The one-pass E[x^2] - E[x]^2 loses every digit here; two passes keep them.
 TEST_F(ForwardTest, RowsFarFromZeroKeepTheirVariance) {
   ForwardCase c;
   c.dims = std::vector<int64_t>{8, 4096};
@@ -191,8 +189,8 @@ TEST_F(ForwardTest, RowsFarFromZeroKeepTheirVariance) {
   Run(c);
 }
 
-// Rows whose first element lies far from their mean (an outlier first) have their variance taken by
-// a second pass; every dtype, short and long rows, near zero and far from it.
+// Rows whose first element lies far from their mean (an outlier first, the pivot of the mean's sum);
+// every dtype, short and long rows, near zero and far from it.
 TEST_F(ForwardTest, RowsWithAnOutlierFirstKeepTheirVariance) {
   for (const aclDataType dtype : kFloatTypes) {
     for (const auto &[cols, shift, spread] : {std::tuple<int64_t, double, double>{100, 0.0, 1.0}, {4096, 0.0, 1.0}, {700, 31.0, 1.0}}) {
@@ -340,7 +338,7 @@ TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
     c.dims = dims;
     c.input = ACL_BF16;
     c.out = ACL_FLOAT16;
-    c.outlying_pivots = true;  // both ways to the variance
+    c.outlying_pivots = true;
     std::vector<std::vector<uint8_t>> first;
     for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {  // one the CPU lacks falls back
       for (int threads = 1; threads <= 8; ++threads) {

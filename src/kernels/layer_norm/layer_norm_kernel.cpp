@@ -6,9 +6,7 @@
 // - The mean is summed relative to the row's first element (the pivot), so a row far from zero
 //   (31 +- 1, 3000 +- 0.01) keeps the digits of its spread, which float32 sums of the raw values
 //   would lose; it is then held as two floats (TwoSum), so that x - mean is accurate to its own
-//   size. Two passes: the sums of deviations from the pivot and of their squares, then the
-//   output; a third, over squared deviations from the mean, only for a row whose pivot lies far
-//   from its mean (ComputeStatistics).
+//   size. Three passes: the mean, the sum of squared deviations from it, the output.
 // - Rows are independent; threads take whole chunks of rows. Multiplies and adds are separate
 //   operations (no FMA on one target and not on another).
 
@@ -68,68 +66,32 @@ HWY_INLINE void Centre(BlockVec mean, BlockVec mean_rest, BlockVec *x) {
   for (int64_t v = 0; v < kBlockVecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean), mean_rest);
 }
 
-// The sum over a row of squared deviations from its mean (held as two floats, RowStatistics).
-template <ElementType kInput>
-HWY_INLINE float SquaredDeviations(const LayerNormArgs &args, const char *row, const RowStatistics &stats) {
-  const BlockTag d;
-  const int64_t cols = args.cols;
-  const int64_t whole_cols = cols / kBlockLanes * kBlockLanes;
-  const BlockVec mean = hn::Set(d, stats.mean), mean_rest = hn::Set(d, stats.mean_rest);
-  BlockVec x[kBlockVecs], acc[kBlockVecs];
-  for (int64_t v = 0; v < kBlockVecs; ++v) acc[v] = hn::Zero(d);
-  auto add_squares = [&]() HWY_ATTR __attribute__((always_inline)) {
-    for (int64_t v = 0; v < kBlockVecs; ++v) acc[v] = hn::Add(acc[v], hn::Mul(x[v], x[v]));
-  };
-  for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
-    LoadBlock<kInput>(row, n, x);
-    Centre(mean, mean_rest, x);
-    add_squares();
-  }
-  if (whole_cols < cols) {
-    ReadBlock<kInput>(row, whole_cols, cols, x);
-    Centre(mean, mean_rest, x);
-    ZeroPastEnd(cols, whole_cols, x);
-    add_squares();
-  }
-  return SumBlockLanes(acc);
-}
-
-// The statistics of kRows rows m, m + 1, ... (rows, row_step bytes apart), each exactly as for the
-// row alone; the rows' passes are interleaved so that their chains of dependent operations (block
-// sums, lane trees, divisions, the square root) overlap, which short rows otherwise wait on.
-// One pass sums each row's deviations from its first element (the pivot) and their squares. The
-// variance is then the mean square less shift^2 (shift = mean - pivot) where the pivot lies within
-// sqrt(3) standard deviations of the mean (shift^2 <= 3/4 of the mean square): the subtraction then
-// loses at most 2 bits, so that the result stays within 4 x the rounding of a sum of squared
-// deviations from the mean. A row whose pivot lies farther out (an outlier first, non-finite
-// values) takes that second pass instead (SquaredDeviations). Both the test and either pass are
-// functions of the row's values alone, so every target and thread count gives the same bits.
+// The statistics of kRows rows m, m + 1, ... (rows, row_step bytes apart): each row's two passes are
+// exactly those of the row alone, interleaved so that the rows' chains of dependent operations
+// (block sums, lane trees, divisions, the square root) overlap, which short rows otherwise wait
+// on. Pass 2 fetches the row at next_rows + r * row_step meanwhile.
 template <ElementType kInput, int kRows>
-HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, int64_t row_step, RowStatistics *stats) {
+HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, int64_t row_step, const char *next_rows,
+                                  RowStatistics *stats) {
   const BlockTag d;
   constexpr int64_t vecs = kBlockVecs;
   const int64_t cols = args.cols;
   const int64_t whole_cols = cols / kBlockLanes * kBlockLanes;
   const float cols_as_float = static_cast<float>(cols);
-  BlockVec x[vecs], acc[kRows][vecs], acc_squares[kRows][vecs], pivot[kRows];
+  BlockVec x[vecs], acc[kRows][vecs], mean_vec[kRows], mean_rest_vec[kRows];
   float pivot_value[kRows];
+
+  // Pass 1: the sum relative to the row's first element (the pivot).
+  BlockVec pivot[kRows];
   for (int r = 0; r < kRows; ++r) {
     pivot_value[r] = static_cast<float>(LoadElement(rows + r * row_step, kInput, 0));
     pivot[r] = hn::Set(d, pivot_value[r]);
-    for (int64_t v = 0; v < vecs; ++v) acc[r][v] = acc_squares[r][v] = hn::Zero(d);
+    for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Zero(d);
   }
-  // Row r's block, its pivot taken off, in x.
-  auto accumulate = [&](int r) HWY_ATTR __attribute__((always_inline)) {
-    for (int64_t v = 0; v < vecs; ++v) {
-      acc[r][v] = hn::Add(acc[r][v], x[v]);
-      acc_squares[r][v] = hn::Add(acc_squares[r][v], hn::Mul(x[v], x[v]));
-    }
-  };
   for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
     for (int r = 0; r < kRows; ++r) {
       LoadBlock<kInput>(rows + r * row_step, n, x);
-      for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot[r]);
-      accumulate(r);
+      for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Sub(x[v], pivot[r]));
     }
   }
   if (whole_cols < cols) {
@@ -137,31 +99,51 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
       ReadBlock<kInput>(rows + r * row_step, whole_cols, cols, x);
       for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Sub(x[v], pivot[r]);
       ZeroPastEnd(cols, whole_cols, x);
-      accumulate(r);
+      for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], x[v]);
     }
   }
   for (int r = 0; r < kRows; ++r) {
     const float shift = SumBlockLanes(acc[r]) / cols_as_float;  // mean - pivot
     stats[r].mean = pivot_value[r] + shift;
     stats[r].mean_rest = ln::AddError(pivot_value[r], shift, stats[r].mean);
-    const float mean_square = SumBlockLanes(acc_squares[r]) / cols_as_float;
-    const float shift_square = shift * shift;
-    const bool pivot_near_mean = 4.0f * shift_square <= 3.0f * mean_square && mean_square <= std::numeric_limits<float>::max();
-    const float variance = pivot_near_mean ? mean_square - shift_square
-                                           : SquaredDeviations<kInput>(args, rows + r * row_step, stats[r]) / cols_as_float;
+    mean_vec[r] = hn::Set(d, stats[r].mean);
+    mean_rest_vec[r] = hn::Set(d, stats[r].mean_rest);
+  }
+
+  // Pass 2: the sum of squared deviations from the mean. The next rows are fetched while these
+  // are worked on from cache: otherwise every row's arithmetic waits behind its first read.
+  for (int r = 0; r < kRows; ++r) {
+    for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Zero(d);
+  }
+  for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
+    for (int r = 0; r < kRows; ++r) {
+      hwy::Prefetch(next_rows + r * row_step + n * static_cast<int64_t>(ElementSize(kInput)));
+      LoadBlock<kInput>(rows + r * row_step, n, x);
+      Centre(mean_vec[r], mean_rest_vec[r], x);
+      for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Mul(x[v], x[v]));
+    }
+  }
+  if (whole_cols < cols) {
+    for (int r = 0; r < kRows; ++r) {
+      ReadBlock<kInput>(rows + r * row_step, whole_cols, cols, x);
+      Centre(mean_vec[r], mean_rest_vec[r], x);
+      ZeroPastEnd(cols, whole_cols, x);
+      for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Add(acc[r][v], hn::Mul(x[v], x[v]));
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    const float variance = SumBlockLanes(acc[r]) / cols_as_float;
     stats[r].rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance) + args.eps));
   }
 }
 
-// The second pass over row m: out = (x - mean) * rstd * weight + bias, then the row's statistics
-// stored. The row at next_row is fetched meanwhile: otherwise every row's first pass waits on
-// memory with nothing else to do. stream_out: write the whole blocks of a 64-byte aligned output
-// row with non-temporal stores.
+// Pass 3 of row m: out = (x - mean) * rstd * weight + bias, then the row's statistics stored.
+// stream_out: write the whole blocks of a 64-byte aligned output row with non-temporal stores.
 // The whole blocks run in one loop and the zero-padded last block after it, so that the loop
 // holds its vectors in registers (a tail's memcpy would spill them every block).
 template <ElementType kInput, ElementType kOut, bool kHasWeight, bool kHasBias>
 HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *row, char *out_row, const RowStatistics &stats,
-                             const char *next_row, bool stream_out) {
+                             bool stream_out) {
   const BlockTag d;
   constexpr int64_t vecs = kBlockVecs;
   const int64_t cols = args.cols;
@@ -182,7 +164,6 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   // Each block is read before it is written, which keeps exact in-place use correct.
   auto whole_blocks = [&](auto stream) HWY_ATTR __attribute__((always_inline)) {
     for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
-      hwy::Prefetch(next_row + n * static_cast<int64_t>(ElementSize(kInput)));
       LoadBlock<kInput>(row, n, x);
       if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
       if (kHasBias) LoadBlock<ElementType::kFloat32>(args.bias, n, b);
@@ -232,16 +213,16 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
   const int64_t out_step = RowStepBytes(args.out_row_stride, args.cols, kOut);
   const char *const input = static_cast<const char *>(args.input);
   char *const out = static_cast<char *>(args.out);
-  // Rows m .. m + kRows - 1: statistics together, then each row normalised, fetching the same row
-  // of the next kRows of the chunk, or itself at the chunk's end.
+  // Rows m .. m + kRows - 1: statistics together, then each row normalised; pass 2 fetches the
+  // next rows of the chunk, or its own rows at the chunk's end.
   auto run = [&](int64_t m, auto rows_tag) HWY_ATTR __attribute__((always_inline)) {
     constexpr int kRows = decltype(rows_tag)::value;
     RowStatistics stats[kRows];
     const int64_t next = m + 2 * kRows <= row_end ? m + kRows : m;
-    ComputeStatistics<kInput, kRows>(args, input + m * input_step, input_step, stats);
+    ComputeStatistics<kInput, kRows>(args, input + m * input_step, input_step, input + next * input_step, stats);
     for (int r = 0; r < kRows; ++r) {
       NormalizeRow<kInput, kOut, kHasWeight, kHasBias>(args, m + r, input + (m + r) * input_step, out + (m + r) * out_step,
-                                                       stats[r], input + (next + r) * input_step, stream_out);
+                                                       stats[r], stream_out);
     }
   };
   int64_t m = row_begin;
