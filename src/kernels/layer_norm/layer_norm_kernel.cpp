@@ -3,10 +3,10 @@
 // The order of every floating-point operation is a function of (rows, cols) only:
 // - A row is read in blocks of kBlockLanes = 16 columns; column n feeds logical lane n % 16,
 //   whatever the vector width. The 16 lane sums meet in a fixed pairwise tree.
-// - The mean is summed relative to the row's first element (the pivot), so a row far from zero
-//   (31 +- 1, 3000 +- 0.01) keeps the digits of its spread, which float32 sums of the raw values
-//   would lose; it is then held as two floats (TwoSum), so that x - mean is accurate to its own
-//   size. Three passes: the mean, the sum of squared deviations from it, the output.
+// - The mean is summed relative to the mean of the row's first block (the pivot), so a row far
+//   from zero (31 +- 1, 3000 +- 0.01) keeps the digits of its spread, which float32 sums of the
+//   raw values would lose; it is then held as two floats (TwoSum), so that x - mean is accurate to
+//   its own size. Three passes: the mean, the sum of squared deviations from it, the output.
 // - Rows are independent; threads take whole chunks of rows. Multiplies and adds are separate
 //   operations (no FMA on one target and not on another).
 
@@ -66,6 +66,21 @@ HWY_INLINE void Centre(BlockVec mean, BlockVec mean_rest, BlockVec *x) {
   for (int64_t v = 0; v < kBlockVecs; ++v) x[v] = hn::Sub(hn::Sub(x[v], mean), mean_rest);
 }
 
+// A row's pivot: the mean of its first block (up to 16 elements), near the row's mean even where
+// the first element is an outlier (a first element 100 standard deviations out made the sums of
+// deviations from it so large that their rounding moved `out` past the FLOAT tolerance); the
+// first element where that mean is not finite, so that such rows keep the statistics of their
+// values.
+template <ElementType kInput>
+HWY_INLINE float FirstBlockMean(const LayerNormArgs &args, const char *row) {
+  const int64_t count = args.cols < kBlockLanes ? args.cols : kBlockLanes;
+  BlockVec x[kBlockVecs];
+  ReadBlock<kInput>(row, 0, args.cols, x);
+  ZeroPastEnd(args.cols, 0, x);
+  const float mean = SumBlockLanes(x) / static_cast<float>(count);
+  return std::isfinite(mean) ? mean : static_cast<float>(LoadElement(row, kInput, 0));
+}
+
 // The statistics of kRows rows m, m + 1, ... (rows, row_step bytes apart): each row's two passes are
 // exactly those of the row alone, interleaved so that the rows' chains of dependent operations
 // (block sums, lane trees, divisions, the square root) overlap, which short rows otherwise wait
@@ -81,10 +96,10 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
   BlockVec x[vecs], acc[kRows][vecs], mean_vec[kRows], mean_rest_vec[kRows];
   float pivot_value[kRows];
 
-  // Pass 1: the sum relative to the row's first element (the pivot).
+  // Pass 1: the sum relative to the pivot (FirstBlockMean).
   BlockVec pivot[kRows];
   for (int r = 0; r < kRows; ++r) {
-    pivot_value[r] = static_cast<float>(LoadElement(rows + r * row_step, kInput, 0));
+    pivot_value[r] = FirstBlockMean<kInput>(args, rows + r * row_step);
     pivot[r] = hn::Set(d, pivot_value[r]);
     for (int64_t v = 0; v < vecs; ++v) acc[r][v] = hn::Zero(d);
   }
