@@ -32,10 +32,10 @@ struct ForwardCase {
   bool scatter = false;      // every tensor through a non-contiguous view
   bool padded_rows = false;  // input and out rows sliced out of wider rows (odd pads and offsets)
   double spread = 1.0, shift = 0.0;
-  // Row m's first element (the kernel's pivot, which the mean is summed relative to) moved
-  // kPivotSpreads[m % 5] spreads from shift: from near the mean to a far outlier.
-  bool outlying_pivots = false;
-  static constexpr double kPivotSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
+  // Row m's first element moved kFirstElementSpreads[m % 5] spreads from shift: from near the mean
+  // to a far outlier (a first element the mean's sum was once taken relative to).
+  bool outlying_first_elements = false;
+  static constexpr double kFirstElementSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
 
   std::string Describe() const {
     std::string text = "dims";
@@ -43,7 +43,7 @@ struct ForwardCase {
     return text + " norm_dims " + std::to_string(norm_dims) + " dtypes(x,w,b,out,mean,rstd) " + std::to_string(input) +
            "," + std::to_string(weight) + "," + std::to_string(bias) + "," + std::to_string(out) + "," +
            std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "") +
-           (padded_rows ? " padded rows" : "") + (outlying_pivots ? " outlying pivots" : "");
+           (padded_rows ? " padded rows" : "") + (outlying_first_elements ? " outlying first elements" : "");
   }
 };
 
@@ -66,9 +66,9 @@ struct ForwardTensors {
     mean = make(stats, c.mean);
     rstd = make(stats, c.rstd);
     std::vector<double> x = RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift);
-    if (c.outlying_pivots) {
+    if (c.outlying_first_elements) {
       for (int64_t m = 0; m < rows; ++m) {
-        const double spreads = ForwardCase::kPivotSpreads[m % std::size(ForwardCase::kPivotSpreads)];
+        const double spreads = ForwardCase::kFirstElementSpreads[m % std::size(ForwardCase::kFirstElementSpreads)];
         if (spreads != 0.0) x[static_cast<size_t>(m * cols)] = c.shift + spreads * c.spread;
       }
     }
@@ -215,7 +215,7 @@ TEST_F(ForwardTest, RstdOfLongRowsStaysFarInsideTheTolerance) {
   }
 }
 
-// Rows whose first element lies far from their mean (an outlier first, the pivot of the mean's sum);
+// Rows whose first element lies far from their mean (an outlier first);
 // every dtype, short and long rows, near zero and far from it.
 TEST_F(ForwardTest, RowsWithAnOutlierFirstKeepTheirVariance) {
   for (const aclDataType dtype : kFloatTypes) {
@@ -225,7 +225,7 @@ TEST_F(ForwardTest, RowsWithAnOutlierFirstKeepTheirVariance) {
       c.input = c.weight = c.bias = c.out = dtype;
       c.shift = shift;
       c.spread = spread;
-      c.outlying_pivots = true;
+      c.outlying_first_elements = true;
       Run(c);
     }
   }
@@ -364,7 +364,7 @@ TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
     c.dims = dims;
     c.input = ACL_BF16;
     c.out = ACL_FLOAT16;
-    c.outlying_pivots = true;
+    c.outlying_first_elements = true;
     std::vector<std::vector<uint8_t>> first;
     for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {  // one the CPU lacks falls back
       for (int threads = 1; threads <= 8; ++threads) {

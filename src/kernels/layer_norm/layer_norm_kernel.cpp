@@ -75,8 +75,7 @@ template <ElementType kInput>
 HWY_INLINE float FirstBlockMean(const LayerNormArgs &args, const char *row) {
   const int64_t count = args.cols < kBlockLanes ? args.cols : kBlockLanes;
   BlockVec x[kBlockVecs];
-  ReadBlock<kInput>(row, 0, args.cols, x);
-  ZeroPastEnd(args.cols, 0, x);
+  ReadBlock<kInput>(row, 0, args.cols, x);  // zero-padded past the row's end
   const float mean = SumBlockLanes(x) / static_cast<float>(count);
   return std::isfinite(mean) ? mean : static_cast<float>(LoadElement(row, kInput, 0));
 }
