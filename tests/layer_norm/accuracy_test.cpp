@@ -359,7 +359,9 @@ TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
 }
 
 TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
-  for (const std::vector<int64_t> &dims : {std::vector<int64_t>{333, 517}, std::vector<int64_t>{64, 4099}}) {
+  // 517 columns: one set of lane sums; 790 (49 whole blocks and a part) and 4099: two (kPairedSumCols).
+  for (const std::vector<int64_t> &dims :
+       {std::vector<int64_t>{333, 517}, std::vector<int64_t>{48, 790}, std::vector<int64_t>{64, 4099}}) {
     ForwardCase c;
     c.dims = dims;
     c.input = ACL_BF16;

@@ -46,10 +46,10 @@ struct LayerNormArgs {
 size_t LayerNormForwardScratchBytes(int64_t cols, ElementType weight_type, ElementType bias_type);
 
 // mean_m = sum_n x / N; rstd_m = 1 / sqrt(sum_n (x - mean_m)^2 / N + eps); out = (x - mean_m) *
-// rstd_m * weight + bias, in float32, every value taken relative to the row's first element so
-// that rows far from zero keep their digits. Sums in an order fixed by N alone (16 interleaved
-// partial sums, combined pairwise), rows split over threads: the same bits for every SIMD target
-// (config.isa) and thread count.
+// rstd_m * weight + bias, in float32, the mean summed relative to the mean of the row's first 16
+// values so that rows far from zero keep their digits. Sums in an order fixed by N alone (16
+// interleaved partial sums, or two sets of them on long rows, combined pairwise), rows split over
+// threads: the same bits for every SIMD target (config.isa) and thread count.
 void LayerNormForward(const LayerNormArgs &args);
 
 }  // namespace kernels
