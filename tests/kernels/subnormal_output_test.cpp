@@ -1,0 +1,85 @@
+// BF16 gradInput values in the subnormal range come out with the same bits on every target: the
+// AVX-512 path rounds natively (vcvtneps2bf16 reads subnormal floats as zero) and redoes a row
+// that produced one exactly, or checks every vector when the row is computed in place.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "common/float_convert.h"
+#include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
+#include "test_seed.h"
+
+namespace {
+
+using aclhost::kernels::ElementType;
+using aclhost::kernels::Isa;
+
+constexpr int64_t kRows = 8;
+constexpr int64_t kCols = 600;  // 37 whole blocks of 16 and a part block; at least kNotedRowCols
+
+struct FreeDeleter {
+  void operator()(void *memory) const { std::free(memory); }
+};
+
+// Rows 0-3 have rstd 1, rows 4-7 rstd 2^-130: their gradInput, about gradOut * rstd, lies in the
+// subnormal range, where BF16 still has values.
+class SubnormalOutputTest : public ::testing::Test {
+ protected:
+  SubnormalOutputTest() : grad_out_(kRows * kCols), input_(kRows * kCols), mean_(kRows, 0.0f), rstd_(kRows), weight_(kCols) {
+    std::mt19937_64 random(aclhost::testing::TestSeed());
+    std::normal_distribution<float> normal;
+    for (uint16_t &value : grad_out_) value = aclhost::FloatToBf16(normal(random));
+    for (uint16_t &value : input_) value = aclhost::FloatToBf16(normal(random));
+    for (float &value : weight_) value = 1.0f + 0.1f * normal(random);
+    for (int64_t m = 0; m < kRows; ++m) rstd_[static_cast<size_t>(m)] = m < kRows / 2 ? 1.0f : std::ldexp(1.0f, -130);
+  }
+
+  // gradInput's bits from the kernel on isa; in place: written over a copy of gradOut.
+  std::vector<uint16_t> GradInput(Isa isa, bool in_place) {
+    std::vector<uint16_t> grad_input = in_place ? grad_out_ : std::vector<uint16_t>(grad_out_.size());
+    std::vector<float> grad_weight(kCols), grad_bias(kCols);
+    aclhost::kernels::LayerNormBackwardArgs args;
+    args.rows = kRows;
+    args.cols = kCols;
+    args.data_type = ElementType::kBFloat16;
+    args.grad_out = in_place ? grad_input.data() : grad_out_.data();
+    args.input = input_.data();
+    args.mean = mean_.data();
+    args.rstd = rstd_.data();
+    args.weight = weight_.data();
+    args.grad_input = grad_input.data();
+    args.grad_weight = grad_weight.data();
+    args.grad_bias = grad_bias.data();
+    args.config.isa = isa;
+    args.config.threads = 1;
+    const size_t scratch_bytes =
+        aclhost::kernels::LayerNormBackwardScratchBytes(kRows, kCols, ElementType::kBFloat16, ElementType::kFloat32, true, 0, 1);
+    const std::unique_ptr<void, FreeDeleter> scratch(std::aligned_alloc(64, (scratch_bytes + 63) / 64 * 64));
+    args.scratch = scratch.get();
+    aclhost::kernels::LayerNormBackward(args);
+    return grad_input;
+  }
+
+  std::vector<uint16_t> grad_out_, input_;
+  std::vector<float> mean_, rstd_, weight_;
+};
+
+TEST_F(SubnormalOutputTest, SameBitsOnEveryTargetInPlaceOrNot) {
+  const std::vector<uint16_t> want = GradInput(Isa::kScalar, false);
+  int subnormals = 0;
+  for (uint16_t bits : want) subnormals += (bits & 0x7F80u) == 0 && (bits & 0x7Fu) != 0;
+  ASSERT_GT(subnormals, kCols) << "the problem must produce subnormal BF16 results to test them";
+  for (Isa isa : {Isa::kScalar, Isa::kSse4, Isa::kAvx2, Isa::kAvx512}) {
+    if (!aclhost::kernels::IsaAvailable(isa)) continue;
+    for (bool in_place : {false, true}) {
+      EXPECT_EQ(GradInput(isa, in_place), want) << aclhost::kernels::IsaName(isa) << (in_place ? ", in place" : "");
+    }
+  }
+}
+
+}  // namespace
