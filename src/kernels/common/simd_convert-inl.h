@@ -137,11 +137,11 @@ HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<h
 }
 #endif
 
-// Whether stores noted in a SubnormalNote may have rounded a subnormal wrongly: on AVX-512 with
-// AVX512_BF16, BF16 stores by StoreNotingSubnormals round natively without the per-vector check
-// and only note the lanes that held a subnormal; the caller redoes what it stored so with the
-// exact path when Any() (measured: the per-vector check and branch cost the BF16 backward about
-// 10 % on one thread). Elsewhere nothing is noted.
+// What stores through StoreNotingSubnormals may have rounded wrongly: on AVX-512 with
+// AVX512_BF16 they round BF16 natively without the per-vector check and branch (which measured
+// about 10 % of the BF16 backward on one thread) and only note the lanes that held a subnormal;
+// when Any(), the caller stores the same values again with the exact path. Elsewhere nothing is
+// noted.
 class SubnormalNote {
  public:
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
