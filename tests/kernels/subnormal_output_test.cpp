@@ -1,6 +1,6 @@
-// BF16 gradInput values in the subnormal range come out with the same bits on every target: the
-// AVX-512 path rounds natively (vcvtneps2bf16 reads subnormal floats as zero) and redoes a row
-// that produced one exactly, or checks every vector when the row is computed in place.
+// BF16 gradInput values in the subnormal range come out with the same bits on every target, in
+// place or not: the AVX-512 path rounds natively with vcvtneps2bf16, which reads subnormal floats
+// as zero, so a vector holding one must take the exact path.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,7 +20,7 @@ using aclhost::kernels::ElementType;
 using aclhost::kernels::Isa;
 
 constexpr int64_t kRows = 8;
-constexpr int64_t kCols = 600;  // 37 whole blocks of 16 and a part block; at least kNotedRowCols
+constexpr int64_t kCols = 600;  // 37 whole blocks of 16 and a part block
 
 struct FreeDeleter {
   void operator()(void *memory) const { std::free(memory); }

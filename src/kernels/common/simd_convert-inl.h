@@ -116,44 +116,18 @@ HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-// 16 floats rounded to BF16 bits by vcvtneps2bf16 (the CPU must have AVX512_BF16): nearest even
-// and NaNs quieted (bit 6 set) as FloatToBf16Bits does, but subnormal inputs read as zero.
-HWY_INLINE hn::Vec<hn::Full256<uint16_t>> RoundToBf16Unchecked(hn::Vec<hn::Full512<float>> value) {
+// 16 floats rounded to BF16 bits by vcvtneps2bf16 where the CPU has it: nearest even and NaNs
+// quieted (bit 6 set) as FloatToBf16Bits does, but subnormal inputs read as zero, so a vector
+// holding one (vfpclassps class 0x20) is left to the integer path. False when not rounded.
+HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<hn::Full256<uint16_t>> *bits) {
+  if (!kCpuHasAvx512Bf16 || _mm512_fpclass_ps_mask(value.raw, 0x20) != 0) return false;
   __m256i rounded;
   // Inline assembly: Highway 1.0.3 has no target with AVX512_BF16 to compile the intrinsic for.
   asm("vcvtneps2bf16 %1, %0" : "=v"(rounded) : "v"(value.raw));
-  return hn::Vec<hn::Full256<uint16_t>>{rounded};
-}
-
-// The lanes of value that hold a subnormal float (vfpclassps class 0x20).
-HWY_INLINE __mmask16 SubnormalLanes(hn::Vec<hn::Full512<float>> value) { return _mm512_fpclass_ps_mask(value.raw, 0x20); }
-
-// RoundToBf16Unchecked where it is exact: a vector holding a subnormal is left to the integer
-// path. False when not rounded.
-HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<hn::Full256<uint16_t>> *bits) {
-  if (!kCpuHasAvx512Bf16 || SubnormalLanes(value) != 0) return false;
-  *bits = RoundToBf16Unchecked(value);
+  bits->raw = rounded;
   return true;
 }
 #endif
-
-// What stores through StoreNotingSubnormals may have rounded wrongly: on AVX-512 with
-// AVX512_BF16 they round BF16 natively without the per-vector check and branch (which measured
-// about 10 % of the BF16 backward on one thread) and only note the lanes that held a subnormal;
-// when Any(), the caller stores the same values again with the exact path. Elsewhere nothing is
-// noted.
-class SubnormalNote {
- public:
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  void Add(__mmask16 lanes) { lanes_ = static_cast<__mmask16>(lanes_ | lanes); }
-  bool Any() const { return lanes_ != 0; }
-
- private:
-  __mmask16 lanes_ = 0;
-#else
-  bool Any() const { return false; }
-#endif
-};
 
 // kStream: a non-temporal store, which skips reading the line into the cache first; the address
 // must be aligned to the vector and FlushStream must follow before anyone reads the data.
@@ -236,23 +210,6 @@ HWY_INLINE float SumBlockLanes(const BlockVec *block) {
   return SumWithinVector(BlockTag(), v[0]);
 }
 
-// StoreFromFloat, except that BF16 vectors on AVX-512 with AVX512_BF16 are rounded natively
-// whether or not they hold a subnormal, whose lanes go to *note (see SubnormalNote).
-template <ElementType T, bool kStream = false, class D>
-HWY_INLINE void StoreNotingSubnormals(D d, hn::Vec<D> value, void *base, int64_t index, SubnormalNote *note) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (T == ElementType::kBFloat16 && hn::MaxLanes(D()) == 16) {
-    if (kCpuHasAvx512Bf16) {
-      note->Add(SubnormalLanes(value));
-      Put<kStream>(RoundToBf16Unchecked(value), hn::Full256<uint16_t>(), static_cast<uint16_t *>(base) + index);
-      return;
-    }
-  }
-#endif
-  (void)note;
-  StoreFromFloat<T, kStream>(d, value, base, index);
-}
-
 // Reads the block of a row that starts at column n; the row's last block is zero-padded, so that
 // every block looks the same to the arithmetic.
 template <ElementType T>
@@ -272,14 +229,6 @@ template <ElementType T>
 HWY_INLINE void StreamBlock(const BlockVec *values, void *row, int64_t n) {
   const BlockTag d;
   for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T, true>(d, values[v], row, n + v * kBlockWidth);
-}
-
-// Writes a whole block at column n (with non-temporal stores when kStream: row + n 64-byte
-// aligned) through StoreNotingSubnormals.
-template <ElementType T, bool kStream>
-HWY_INLINE void WriteWholeBlockNoting(const BlockVec *values, void *row, int64_t n, SubnormalNote *note) {
-  const BlockTag d;
-  for (int64_t v = 0; v < kBlockVecs; ++v) StoreNotingSubnormals<T, kStream>(d, values[v], row, n + v * kBlockWidth, note);
 }
 
 // Writes the block that starts at column n, rounding to T; only columns below cols are touched.

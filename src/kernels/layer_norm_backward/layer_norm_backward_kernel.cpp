@@ -162,13 +162,6 @@ HWY_INLINE void FoldSegment(BlockVec *sum_g, BlockVec *sum_gx, const BlockVec *s
   }
 }
 
-// Rows of gradInput at least this long note the subnormal results of a native BF16 rounding and
-// are redone exactly if there was one; shorter ones check each vector before storing it. One
-// thread, kernel alone, best of 12 alternating runs: BF16 (64, 1024) 0.289 -> 0.270 ns per
-// element, (256, 512) 0.299 -> 0.288; rows of 128 measured 4 % slower noted (0.373 -> 0.388).
-// Same bits either way.
-constexpr int64_t kNotedRowCols = 512;
-
 // The two passes over columns [c0, c1) of rows of one chunk (c0 a multiple of kSegmentCols, c1
 // the next one or cols). partials: the chunk's column partial sums (nullptr when neither gradWeight
 // nor gradBias is wanted).
@@ -261,10 +254,7 @@ class RowPasses {
 
   // Pass 2: row m's gradInput over the columns. Each block is read before it is written, which
   // keeps exact in-place use correct. The rows at next_go and next_x are fetched meanwhile:
-  // otherwise each row's arithmetic waits behind its own first read from memory. The whole blocks
-  // of a row not computed in place (and of kNotedRowCols or more) only note the subnormal results
-  // of a native BF16 rounding and are redone exactly if there was one (SubnormalNote); in place,
-  // the row's inputs are gone by then, so each vector is checked before it is stored.
+  // otherwise each row's arithmetic waits behind its own first read from memory.
   void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
                  float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x) const {
     const BlockTag d;
@@ -280,31 +270,20 @@ class RowPasses {
         out[v] = hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
       }
     };
-    // Returns the column after the whole blocks; noting: stores through WriteWholeBlockNoting.
-    SubnormalNote note;
-    auto whole_blocks = [&](auto noting) HWY_ATTR __attribute__((always_inline)) {
-      int64_t n = c0;
-      for (; n + kBlockLanes <= c1; n += kBlockLanes) {
-        hwy::Prefetch(next_go + n * static_cast<int64_t>(ElementSize(kData)));
-        hwy::Prefetch(next_x + n * static_cast<int64_t>(ElementSize(kData)));
-        LoadBlock<kData>(go_row, n, go);
-        LoadBlock<kData>(x_row, n, x);
-        if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
-        compute();
-        if (decltype(noting)::value) {
-          stream_row ? WriteWholeBlockNoting<kData, true>(out, grad_input_row, n, &note)
-                     : WriteWholeBlockNoting<kData, false>(out, grad_input_row, n, &note);
-        } else if (stream_row) {
-          StreamBlock<kData>(out, grad_input_row, n);
-        } else {
-          WriteBlock<kData>(out, grad_input_row, n, c1);
-        }
+    int64_t n = c0;
+    for (; n + kBlockLanes <= c1; n += kBlockLanes) {
+      hwy::Prefetch(next_go + n * static_cast<int64_t>(ElementSize(kData)));
+      hwy::Prefetch(next_x + n * static_cast<int64_t>(ElementSize(kData)));
+      LoadBlock<kData>(go_row, n, go);
+      LoadBlock<kData>(x_row, n, x);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
+      compute();
+      if (stream_row) {
+        StreamBlock<kData>(out, grad_input_row, n);
+      } else {
+        WriteBlock<kData>(out, grad_input_row, n, c1);
       }
-      return n;
-    };
-    const bool in_place = grad_input_row == go_row || grad_input_row == x_row;
-    const int64_t n = in_place || c1 - c0 < kNotedRowCols ? whole_blocks(std::false_type()) : whole_blocks(std::true_type());
-    if (note.Any()) whole_blocks(std::false_type());
+    }
     if (n < c1) {
       ReadBlock<kData>(go_row, n, c1, go);
       ReadBlock<kData>(x_row, n, c1, x);
