@@ -1,0 +1,255 @@
+// Two builds of the library compared in one process, call by call: each build's libopapi_nn.so is
+// loaded with dlmopen into a link-map namespace of its own (its own runtime, OpenMP and C
+// library), both work on the same operand buffers and one shared workspace, and their calls
+// alternate, the first of each pair alternating too. On a machine whose bandwidth drifts by tens of
+// per cent between minutes, alternating whole benchmark runs of two builds compares them at
+// different bandwidths; alternating single calls does not.
+//
+// usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]
+//   LIBDIR_*: a build's lib64 (build/lib64, or a worktree's of another commit)
+//   prints each build's fastest and median time of the whole user call sequence (phase 1,
+//   phase 2, aclrtSynchronizeStream) and in how many pairs B was the faster.
+//
+// Each build has its own OpenMP thread team; OMP_WAIT_POLICY=passive (unless set) keeps one team
+// from spinning on the cores while the other works (with spinning teams, an A/A run of one build
+// against itself measured the second faster in 97 of 100 pairs; passive: 44 of 100).
+#include <dlfcn.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+
+namespace {
+
+// The functions of one build, looked up in its namespace.
+struct Build {
+  const char *dir = nullptr;
+  decltype(&aclInit) init;
+  decltype(&aclrtSetDevice) set_device;
+  decltype(&aclrtCreateStream) create_stream;
+  decltype(&aclrtSynchronizeStream) synchronize;
+  decltype(&aclCreateTensor) create_tensor;
+  decltype(&aclCreateIntArray) create_int_array;
+  decltype(&aclCreateBoolArray) create_bool_array;
+  decltype(&aclnnLayerNormBackwardGetWorkspaceSize) backward_plan;
+  decltype(&aclnnLayerNormBackward) backward_run;
+  decltype(&aclnnLayerNormGetWorkspaceSize) forward_plan;
+  decltype(&aclnnLayerNorm) forward_run;
+};
+
+template <typename Function>
+void Find(void *library, const char *name, Function *function) {
+  *function = reinterpret_cast<Function>(dlsym(library, name));
+  if (*function == nullptr) {
+    std::fprintf(stderr, "ab_builds: %s not found: %s\n", name, dlerror());
+    std::exit(2);
+  }
+}
+
+Build Load(const char *dir) {
+  const std::string path = std::string(dir) + "/libopapi_nn.so";
+  void *library = dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    std::fprintf(stderr, "ab_builds: cannot load %s: %s\n", path.c_str(), dlerror());
+    std::exit(2);
+  }
+  Build build;
+  build.dir = dir;
+  Find(library, "aclInit", &build.init);
+  Find(library, "aclrtSetDevice", &build.set_device);
+  Find(library, "aclrtCreateStream", &build.create_stream);
+  Find(library, "aclrtSynchronizeStream", &build.synchronize);
+  Find(library, "aclCreateTensor", &build.create_tensor);
+  Find(library, "aclCreateIntArray", &build.create_int_array);
+  Find(library, "aclCreateBoolArray", &build.create_bool_array);
+  Find(library, "aclnnLayerNormBackwardGetWorkspaceSize", &build.backward_plan);
+  Find(library, "aclnnLayerNormBackward", &build.backward_run);
+  Find(library, "aclnnLayerNormGetWorkspaceSize", &build.forward_plan);
+  Find(library, "aclnnLayerNorm", &build.forward_run);
+  return build;
+}
+
+// Zeroed memory on 2 MiB boundaries, on transparent huge pages where the kernel gives them (as
+// aclrtMalloc places large blocks), touched here so that no timed call takes its page faults.
+void *Allocate(size_t bytes) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  const size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void *memory = std::aligned_alloc(kHugePage, size);
+  if (memory == nullptr) {
+    std::fprintf(stderr, "ab_builds: out of memory\n");
+    std::exit(2);
+  }
+  madvise(memory, size, MADV_HUGEPAGE);
+  std::memset(memory, 0, size);
+  return memory;
+}
+
+// The operands, shared by both builds: the same addresses, so the same cache and page conditions.
+struct Operands {
+  int64_t rows, cols;
+  aclDataType dtype;
+  void *grad_out, *input, *grad_input, *mean, *rstd, *weight, *grad_weight, *grad_bias;
+
+  Operands(int64_t m, int64_t n, aclDataType type) : rows(m), cols(n), dtype(type) {
+    const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n);  // not the library's aclDataTypeSize: it is loaded twice, not linked
+    grad_out = Allocate(elements * size);
+    input = Allocate(elements * size);
+    grad_input = Allocate(elements * size);
+    mean = Allocate(static_cast<size_t>(m) * sizeof(float));
+    rstd = Allocate(static_cast<size_t>(m) * sizeof(float));
+    weight = Allocate(static_cast<size_t>(n) * size);
+    grad_weight = Allocate(static_cast<size_t>(n) * size);
+    grad_bias = Allocate(static_cast<size_t>(n) * size);
+    // Finite values that vary (their bits do not change the time; zeros could, through subnormals).
+    for (size_t i = 0; i < elements; ++i) {
+      Put(grad_out, i, 0.5 + static_cast<double>(i * 7919 % 1000) * 1e-3);
+      Put(input, i, 0.2 + static_cast<double>(i * 104729 % 1000) * 1e-3);
+    }
+    for (int64_t i = 0; i < n; ++i) Put(weight, static_cast<size_t>(i), 1.0 + static_cast<double>(i % 3));
+    for (int64_t i = 0; i < m; ++i) {
+      static_cast<float *>(mean)[i] = 0.7f;
+      static_cast<float *>(rstd)[i] = 1.5f;
+    }
+  }
+
+  // value at element i in dtype (16-bit types by truncation: exactness does not matter here).
+  void Put(void *data, size_t i, double value) const {
+    const float as_float = static_cast<float>(value);
+    if (dtype == ACL_FLOAT) {
+      static_cast<float *>(data)[i] = as_float;
+      return;
+    }
+    uint32_t bits;
+    std::memcpy(&bits, &as_float, sizeof(bits));
+    if (dtype == ACL_BF16) {
+      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(bits >> 16);
+    } else {  // float16: values here are normal, between 2^-3 and 4
+      const uint32_t exponent = ((bits >> 23) & 0xFF) - 127 + 15, mantissa = (bits >> 13) & 0x3FF;
+      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(exponent << 10 | mantissa);
+    }
+  }
+};
+
+// One build's descriptors of the shared operands, its stream and its times.
+class Side {
+ public:
+  Side(const Build &build, const Operands &operands, bool forward) : build_(build), forward_(forward) {
+    build_.init(nullptr);
+    build_.set_device(0);
+    build_.create_stream(&stream_);
+    const std::vector<int64_t> matrix = {operands.rows, operands.cols}, stats = {operands.rows, 1}, row = {operands.cols};
+    grad_out_ = Tensor(matrix, operands.dtype, operands.grad_out);
+    input_ = Tensor(matrix, operands.dtype, operands.input);
+    grad_input_ = Tensor(matrix, operands.dtype, operands.grad_input);
+    mean_ = Tensor(stats, ACL_FLOAT, operands.mean);
+    rstd_ = Tensor(stats, ACL_FLOAT, operands.rstd);
+    weight_ = Tensor(row, operands.dtype, operands.weight);
+    grad_weight_ = Tensor(row, operands.dtype, operands.grad_weight);
+    grad_bias_ = Tensor(row, operands.dtype, operands.grad_bias);
+    normalized_ = build_.create_int_array(&operands.cols, 1);
+    const bool mask[3] = {true, true, true};
+    mask_ = build_.create_bool_array(mask, 3);
+  }
+
+  // The whole user sequence once; the workspace is shared by both sides and grows as asked.
+  double Call(void **workspace, uint64_t *workspace_size) {
+    const auto start = std::chrono::steady_clock::now();
+    uint64_t size = 0;
+    aclOpExecutor *executor = nullptr;
+    // Forward: gradBias's buffer serves as the bias, gradInput's as out.
+    const aclnnStatus planned =
+        forward_ ? build_.forward_plan(input_, normalized_, weight_, grad_bias_, 1e-5, grad_input_, mean_, rstd_, &size, &executor)
+                 : build_.backward_plan(grad_out_, input_, normalized_, mean_, rstd_, weight_, nullptr, mask_, grad_input_,
+                                        grad_weight_, grad_bias_, &size, &executor);
+    if (planned != 0) Fail("phase 1");
+    if (size > *workspace_size) {  // only in the untimed first calls
+      std::free(*workspace);
+      *workspace = Allocate(size);
+      *workspace_size = size;
+    }
+    const aclnnStatus ran = forward_ ? build_.forward_run(*workspace, size, executor, stream_)
+                                     : build_.backward_run(*workspace, size, executor, stream_);
+    if (ran != 0 || build_.synchronize(stream_) != ACL_SUCCESS) Fail("phase 2");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  std::vector<double> &times() { return times_; }
+  const char *dir() const { return build_.dir; }
+
+ private:
+  aclTensor *Tensor(const std::vector<int64_t> &dims, aclDataType dtype, void *data) {
+    int64_t elements = 1;
+    for (const int64_t dim : dims) elements *= dim;
+    return build_.create_tensor(dims.data(), dims.size(), dtype, nullptr, 0, ACL_FORMAT_ND, &elements, 1, data);
+  }
+
+  [[noreturn]] void Fail(const char *what) const {
+    std::fprintf(stderr, "ab_builds: %s failed in %s\n", what, build_.dir);
+    std::exit(2);
+  }
+
+  Build build_;
+  bool forward_;
+  aclrtStream stream_ = nullptr;
+  aclTensor *grad_out_, *input_, *grad_input_, *mean_, *rstd_, *weight_, *grad_weight_, *grad_bias_;
+  aclIntArray *normalized_;
+  aclBoolArray *mask_;
+  std::vector<double> times_;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const bool forward = argc == 8 && std::strcmp(argv[7], "forward") == 0;
+  if (argc != 7 && !forward) {
+    std::fprintf(stderr, "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]\n");
+    return 2;
+  }
+  const int64_t rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
+  const aclDataType dtype = std::strcmp(argv[5], "fp32") == 0   ? ACL_FLOAT
+                            : std::strcmp(argv[5], "fp16") == 0 ? ACL_FLOAT16
+                            : std::strcmp(argv[5], "bf16") == 0 ? ACL_BF16
+                                                                : ACL_DT_UNDEFINED;
+  const int pairs = std::atoi(argv[6]);
+  if (rows <= 0 || cols <= 0 || dtype == ACL_DT_UNDEFINED || pairs <= 0) {
+    std::fprintf(stderr, "ab_builds: expected positive M, N and PAIRS and a dtype fp32, fp16 or bf16\n");
+    return 2;
+  }
+  setenv("OMP_WAIT_POLICY", "passive", 0);  // before either OpenMP runtime starts
+
+  const Operands operands(rows, cols, dtype);
+  Side sides[2] = {Side(Load(argv[1]), operands, forward), Side(Load(argv[2]), operands, forward)};
+  void *workspace = nullptr;
+  uint64_t workspace_size = 0;
+  for (Side &side : sides) {  // warm-up, and the workspace sized for both
+    side.Call(&workspace, &workspace_size);
+    side.Call(&workspace, &workspace_size);
+  }
+  int b_faster = 0;
+  for (int pair = 0; pair < pairs; ++pair) {
+    double time[2];
+    for (int turn = 0; turn < 2; ++turn) {
+      const int side = pair % 2 == 0 ? turn : 1 - turn;
+      time[side] = sides[side].Call(&workspace, &workspace_size);
+      sides[side].times().push_back(time[side]);
+    }
+    b_faster += time[1] < time[0];
+  }
+  for (Side &side : sides) {
+    std::vector<double> &times = side.times();
+    std::sort(times.begin(), times.end());
+    std::printf("%s: fastest %.1f us, median %.1f us\n", side.dir(), times.front() * 1e6, times[times.size() / 2] * 1e6);
+  }
+  std::printf("B faster in %d of %d pairs\n", b_faster, pairs);
+  return 0;
+}
