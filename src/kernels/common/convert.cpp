@@ -12,15 +12,26 @@ namespace aclhost {
 namespace kernels {
 namespace HWY_NAMESPACE {
 
-void ConvertFloatsForTarget(const float *in, int64_t count, ElementType type, void *out) {
+template <ElementType T>
+void NarrowBlocks(const float *in, int64_t count, void *out) {
   BlockVec block[kBlockVecs];
-  for (int64_t n = 0; n < count; n += kBlockLanes) {
+  int64_t n = 0;
+  for (; n + kBlockLanes <= count; n += kBlockLanes) {
+    LoadBlock<ElementType::kFloat32>(in, n, block);
+    WriteBlock<T>(block, out, n, count);
+  }
+  if (n < count) {
     ReadBlock<ElementType::kFloat32>(in, n, count, block);
-    switch (type) {
-      case ElementType::kFloat16: WriteBlock<ElementType::kFloat16>(block, out, n, count); break;
-      case ElementType::kBFloat16: WriteBlock<ElementType::kBFloat16>(block, out, n, count); break;
-      case ElementType::kFloat32: WriteBlock<ElementType::kFloat32>(block, out, n, count); break;
-    }
+    WriteBlock<T>(block, out, n, count);
+  }
+}
+
+// 16-bit types only: ConvertFloats copies float32.
+void ConvertFloatsForTarget(const float *in, int64_t count, ElementType type, void *out) {
+  if (type == ElementType::kBFloat16) {
+    NarrowBlocks<ElementType::kBFloat16>(in, count, out);
+  } else {
+    NarrowBlocks<ElementType::kFloat16>(in, count, out);
   }
 }
 
@@ -48,10 +59,16 @@ void WidenToFloatsForTarget(const void *in, ElementType type, int64_t count, flo
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <cstring>
+
 namespace aclhost {
 namespace kernels {
 
 void ConvertFloats(const float *in, int64_t count, ElementType type, void *out, Isa isa) {
+  if (type == ElementType::kFloat32) {
+    if (count > 0) std::memcpy(out, in, static_cast<size_t>(count) * sizeof(float));
+    return;
+  }
   ACLHOST_FUNCTION_FOR_ISA(isa, ConvertFloatsForTarget)(in, count, type, out);
 }
 
