@@ -8,11 +8,11 @@ namespace {
 constexpr uint64_t kWorkspaceAlignment = 64;
 constexpr int64_t kMinStagingElementsForThreads = 1 << 16;
 
-// Gives the operand a dense buffer of dense_dtype in the workspace when needed.
-void StageIf(bool needed, aclDataType dense_dtype, StagedOperand *operand, WorkspaceLayout *layout) {
-  if (!operand->present || !needed) return;
+// Gives a present operand a dense copy of the tensor, in its dtype, in the workspace.
+void StageWhole(const aclTensor *tensor, StagedOperand *operand, WorkspaceLayout *layout) {
+  operand->view = tensor->view;  // the gather and the scatter walk its shape
   operand->staging = StagedOperand::Staging::kWhole;
-  operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(dense_dtype));
+  operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(operand->view.dtype));
 }
 
 }  // namespace
@@ -42,15 +42,26 @@ StagedOperand Describe(bool wanted, const aclTensor *tensor) {
   return operand;
 }
 
+StagedOperand UsedInPlace(bool wanted, const aclTensor *tensor) {
+  StagedOperand operand;
+  operand.present = wanted && tensor != nullptr;
+  if (operand.present) {
+    operand.view.dtype = tensor->view.dtype;
+    operand.view.offset = tensor->view.offset;
+    operand.view.data = tensor->view.data;
+  }
+  return operand;
+}
+
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout) {
-  StagedOperand operand = Describe(wanted, tensor);
-  StageIf(!operand.view.IsDense(), operand.view.dtype, &operand, layout);
+  StagedOperand operand = UsedInPlace(wanted, tensor);
+  if (operand.present && !tensor->view.IsDense()) StageWhole(tensor, &operand, layout);
   return operand;
 }
 
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout) {
-  StagedOperand operand = Describe(wanted, tensor);
-  if (operand.present && operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  StagedOperand operand = UsedInPlace(wanted, tensor);
+  if (operand.present && tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
   return PlanWhole(wanted, tensor, layout);
 }
 

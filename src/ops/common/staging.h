@@ -47,7 +47,11 @@ kernels::ElementType KernelTypeOf(const StagedOperand &operand);
 
 // The operand's view when wanted and present, staged nowhere yet.
 StagedOperand Describe(bool wanted, const aclTensor *tensor);
-// A dense copy of the whole tensor, in its own dtype, when its view is not dense.
+// The same for an operand the kernel reads or writes where it lies: of its view only the dtype and
+// the first element (offset, data), not the dims and strides, which the plan never walks then
+// (copying them cost a call two heap allocations per operand: 16 of the backward's 25).
+StagedOperand UsedInPlace(bool wanted, const aclTensor *tensor);
+// A dense copy of the whole tensor, in its own dtype, when its view is not dense; else UsedInPlace.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
 // The tensor read or written in place, row by row, when its rows (the last row_dims dims) are
 // evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); else as PlanWhole.

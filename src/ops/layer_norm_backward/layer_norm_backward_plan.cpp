@@ -13,12 +13,13 @@ namespace {
 // memory and in the kernel's dtype, else moved by rows through the kernel's tiles: by
 // transpositions when they are (batches of) a matrix's columns, else element by element.
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
-  StagedOperand operand = Describe(wanted, tensor);
+  StagedOperand operand = UsedInPlace(wanted, tensor);
   if (!operand.present) return operand;
   const bool same_dtype = operand.view.dtype == kernel_dtype;
-  if (same_dtype && operand.view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
-  const bool transposed = same_dtype && operand.view.AsMatrixBatches(row_dims, &operand.batches) && operand.batches.row_stride == 1;
+  if (same_dtype && tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  const bool transposed = same_dtype && tensor->view.AsMatrixBatches(row_dims, &operand.batches) && operand.batches.row_stride == 1;
   operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
+  operand.view = tensor->view;  // the row movers walk its shape
   return operand;
 }
 
