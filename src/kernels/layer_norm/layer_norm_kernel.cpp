@@ -37,11 +37,11 @@ inline float AddError(float a, float b, float sum) {
 }
 
 // Pass 2 fetches the next rows into L2 rather than L1 from rows of 3 KiB on, except FLOAT rows of
-// 64 KiB and more. Measured on two threads, the whole call alternating call by call with fetches
-// into L1 (medians): (32768, 1024) FLOAT 7.51 -> 6.83 ms, (16384, 5120) FLOAT 30.9 -> 26.3, BF16
-// 17.3 -> 13.8, (4096, 4096) FLOAT16 3.72 -> 3.12, (32768, 1536) BF16 8.08 -> 7.25, (512, 65536)
-// BF16 5.8 -> 5.2; rows of 2 KiB and less lose by it or do not move, and so do FLOAT rows of 64 KiB
-// ((2048, 16384) 8.7 -> 9.6 ms) and 128 KiB ((1024, 32768) 10.2 -> 10.7).
+// 64 KiB and more. Two threads, the builds before and after alternating call by call
+// (bench/ab_builds), medians: (16384, 5120) BF16 13.9 -> 11.6 ms, (4096, 4096) FLOAT16 2.28 -> 2.14,
+// (32768, 1024) FLOAT 5.81 -> 5.49; (16384, 5120) FLOAT even. Rows of 2 KiB and less, and FLOAT
+// rows of 64 KiB ((2048, 16384) 8.7 -> 9.6 ms) and more, lost by L2 or did not move
+// (docs/PERFORMANCE.md, fourth session of 2026-12-03).
 inline bool FetchesNextRowsIntoL2(int64_t row_bytes, size_t element_size) {
   constexpr int64_t kShortRowBytes = 3072, kLongFloatRowBytes = 65536;
   return row_bytes >= kShortRowBytes && (element_size != sizeof(float) || row_bytes < kLongFloatRowBytes);

@@ -123,13 +123,14 @@ inline RowBlock DirectRows(const LayerNormBackwardArgs &args, int64_t first) {
 }
 
 // Pass 2 fetches the next rows into L2 rather than L1 from rows of 512 FLOAT or 1536 16-bit
-// columns on. Measured on two threads, the whole call alternating call by call with fetches into
-// L1: (8192, 768) FLOAT 2.79 -> 2.30 ms (median), (32768, 1024) 15.0 -> 13.0, (4096, 4096) 7.8 ->
-// 6.9, (16384, 5120) 39.0 -> 33.3, (16384, 5120) FLOAT16 24.5 -> 21.4; faster in 26 to 98 of 100
-// alternations from (65536, 512) FLOAT and (32768, 1536) BF16 on. Shorter rows lose by it:
-// (262144, 128) FLOAT 10.0 -> 10.6 ms, BF16 rows of 512 and 1024 columns 1-3 %. Fetching nothing
-// was slower still than into L2 ((32768, 1024) FLOAT 11.9 against 14.6 ms).
-inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size) { return cols >= (element_size == 4 ? 512 : 1536); }
+// columns on; shorter rows keep L1. Two threads, the builds before and after alternating call by
+// call (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2,
+// (4096, 4096) BF16 3.75 -> 3.31, (16384, 5120) FLOAT16 21.9 -> 17.7. Where the row lengths come
+// from, and what shorter rows lose by L2 ((262144, 128) FLOAT about 6 %): docs/PERFORMANCE.md,
+// fourth session of 2026-12-03.
+inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size) {
+  return cols >= (element_size == sizeof(float) ? 512 : 1536);
+}
 
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
 // chunk's: PaddedCols(cols), then as many more as put the two half a page apart. Pass 1 stores a
