@@ -81,6 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
                       // Rows too long for L1, run through pass 1 in groups (targets group
                       // differently); 11 rows in the last chunk, a ragged last block.
                       DeterminismCase{"bf16_row_groups", {203, 2051}, 1, ACL_BF16, ACL_BF16, true},
+                      // Short 16-bit rows, grouped as well; 7 rows in the last chunk.
+                      DeterminismCase{"half_short_row_groups", {1031, 200}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       // Over 8 MiB of gradInput: written with non-temporal stores.
                       DeterminismCase{"float_streamed_output", {1024, 2304}, 1, ACL_FLOAT, ACL_FLOAT, true}),
     [](const ::testing::TestParamInfo<DeterminismCase> &info) { return std::string(info.param.name); });
