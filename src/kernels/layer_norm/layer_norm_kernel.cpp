@@ -188,14 +188,7 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
   };
   const bool into_l2 = ln::FetchesNextRowsIntoL2(cols * static_cast<int64_t>(ElementSize(kInput)), ElementSize(kInput));
   auto fetch_next_rows = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
-    for (int r = 0; r < kRows; ++r) {
-      const char *at = next_rows + r * row_step + n * static_cast<int64_t>(ElementSize(kInput));
-      if (into_l2) {
-        __builtin_prefetch(at, 0, 2);  // locality 2: L2
-      } else {
-        __builtin_prefetch(at, 0, 3);  // locality 3: L1
-      }
-    }
+    for (int r = 0; r < kRows; ++r) FetchForReading(next_rows + r * row_step + n * static_cast<int64_t>(ElementSize(kInput)), into_l2);
   };
   SumRowBlocks<kInput, kRows>(cols, rows, row_step, squared_deviation, fetch_next_rows, sums);
   for (int r = 0; r < kRows; ++r) {

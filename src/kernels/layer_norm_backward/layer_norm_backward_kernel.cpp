@@ -285,13 +285,8 @@ class RowPasses {
     int64_t n = c0;
     for (; n + kBlockLanes <= c1; n += kBlockLanes) {
       const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
-      if (into_l2) {
-        __builtin_prefetch(next_go + byte, 0, 2);  // locality 2: L2
-        __builtin_prefetch(next_x + byte, 0, 2);
-      } else {
-        __builtin_prefetch(next_go + byte, 0, 3);  // locality 3: L1
-        __builtin_prefetch(next_x + byte, 0, 3);
-      }
+      FetchForReading(next_go + byte, into_l2);
+      FetchForReading(next_x + byte, into_l2);
       LoadBlock<kData>(go_row, n, go);
       LoadBlock<kData>(x_row, n, x);
       if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
