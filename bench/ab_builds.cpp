@@ -28,8 +28,12 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
+#include "common/float_convert.h"
 
 namespace {
+
+using aclhost::FloatToBf16;
+using aclhost::FloatToHalf;
 
 // The functions of one build, looked up in its namespace.
 struct Build {
@@ -101,7 +105,8 @@ struct Operands {
   void *grad_out, *input, *grad_input, *mean, *rstd, *weight, *grad_weight, *grad_bias;
 
   Operands(int64_t m, int64_t n, aclDataType type) : rows(m), cols(n), dtype(type) {
-    const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n);  // not the library's aclDataTypeSize: it is loaded twice, not linked
+    // Not the library's aclDataTypeSize: the library is loaded twice, not linked.
+    const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n);
     grad_out = Allocate(elements * size);
     input = Allocate(elements * size);
     grad_input = Allocate(elements * size);
@@ -122,20 +127,13 @@ struct Operands {
     }
   }
 
-  // value at element i in dtype (16-bit types by truncation: exactness does not matter here).
+  // value at element i in dtype.
   void Put(void *data, size_t i, double value) const {
     const float as_float = static_cast<float>(value);
     if (dtype == ACL_FLOAT) {
       static_cast<float *>(data)[i] = as_float;
-      return;
-    }
-    uint32_t bits;
-    std::memcpy(&bits, &as_float, sizeof(bits));
-    if (dtype == ACL_BF16) {
-      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(bits >> 16);
-    } else {  // float16: values here are normal, between 2^-3 and 4
-      const uint32_t exponent = ((bits >> 23) & 0xFF) - 127 + 15, mantissa = (bits >> 13) & 0x3FF;
-      static_cast<uint16_t *>(data)[i] = static_cast<uint16_t>(exponent << 10 | mantissa);
+    } else {
+      static_cast<uint16_t *>(data)[i] = dtype == ACL_BF16 ? FloatToBf16(as_float) : FloatToHalf(as_float);
     }
   }
 };
