@@ -348,10 +348,10 @@ class RowPasses {
 // slower so ((131072, 256) 10.4 -> 17.7 ms), and so did 16-bit rows of 512 (6.38 -> 6.96 ms).
 constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
 
-inline bool GroupsRows(int64_t cols, int64_t row_bytes) {
-  constexpr int64_t kL1Bytes = int64_t{32} << 10, kGroupBytes = int64_t{1} << 20, kShortNarrowCols = 256;
-  const bool narrow = row_bytes < cols * static_cast<int64_t>(sizeof(float));  // 16-bit elements
-  if (narrow && cols <= kShortNarrowCols) return true;
+inline bool GroupsRows(int64_t cols, size_t element_size) {
+  constexpr int64_t kL1Bytes = int64_t{32} << 10, kGroupBytes = int64_t{1} << 20, kShort16BitCols = 256;
+  if (element_size < sizeof(float) && cols <= kShort16BitCols) return true;
+  const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   return 2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) > kL1Bytes && 2 * kGroupRows * row_bytes <= kGroupBytes;
 }
 
@@ -384,7 +384,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) lnb::ClearChunkPartials(task.partials, cols);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
-  const bool grouped = GroupsRows(cols, row_bytes);
+  const bool grouped = GroupsRows(cols, ElementSize(kData));
 
   if (task.tiles == nullptr) {
     RunRows(passes, task.row_begin, task.row_end, lnb::DirectRows(args, task.row_begin), grouped, task.stream, true);
