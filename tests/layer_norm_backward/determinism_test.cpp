@@ -70,6 +70,7 @@ TEST_P(DeterminismTest, SameBitsForEveryIsaAndThreadCount) {
 // Shapes with many row chunks (so that threads share work) and ragged row lengths.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, DeterminismTest,
+    // Short rows of a call that fits in cache: grouped in pass 1 (4 rows on AVX-512, 2 on AVX2).
     ::testing::Values(DeterminismCase{"float_1024x256", {1024, 256}, 1, ACL_FLOAT, ACL_FLOAT, true},
                       DeterminismCase{"half_300x1031", {300, 1031}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       DeterminismCase{"bf16_3d_no_weight", {4, 130, 515}, 1, ACL_BF16, ACL_BF16, false},

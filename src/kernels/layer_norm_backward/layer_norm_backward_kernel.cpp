@@ -339,19 +339,27 @@ class RowPasses {
 // hold their sums). Where one row's pass 1 (two rows, the weight and two rows of partials,
 // float32) already overflows L1, which a group would otherwise push short rows out of, and up to
 // a group of 1 MiB of rows (measured: (1024, 32768) FLOAT and FLOAT16 gain from groups of 4 rows
-// of 128 / 64 KiB each, although pass 2 then finds part of them outside a 1 MiB L2). And 16-bit
-// rows of up to 256 columns, whose arithmetic, not memory, bounds them: a group loads and stores
-// each block of the weight and the column partials once for its rows. Two threads, alternating
-// call by call with rows one at a time: (262144, 128) BF16 9.61 -> 8.87 ms (19 of 20 pairs),
-// FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 -> 7.61 (14 of 20); one thread in L2
-// (64, 256) BF16 6.6 -> 6.4 us. FLOAT rows (bound by memory) of 128 and 256 columns measured much
-// slower so ((131072, 256) 10.4 -> 17.7 ms), and so did 16-bit rows of 512 (6.38 -> 6.96 ms).
+// of 128 / 64 KiB each, although pass 2 then finds part of them outside a 1 MiB L2). And rows
+// whose arithmetic, not memory, bounds them, where a group loads and stores each block of the
+// weight and the column partials once for its rows: 16-bit rows of up to 256 columns, and rows
+// of up to 2 KiB when an operand is at most 4 MiB (the call's rows come from cache).
+// Measured, two threads, alternating call by call with rows one at a time: (262144, 128) BF16
+// 9.61 -> 8.87 ms (19 of 20 pairs), FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 ->
+// 7.61 (14 of 20); in cache (fifth session of 2026-12-03) (64, 256) FLOAT 7.1 -> 6.5 us (2,842
+// of 3,000), (128, 512) BF16 22.2 -> 19.3 us (984 of 1,000), (2048, 1024) FLOAT16 628 -> 615 us
+// (692 of 1,000), (8192, 128) FLOAT 730 -> 698 us (367 of 600). Rows from memory measured
+// slower grouped: FLOAT rows of 128 and 256 columns much slower ((131072, 256) 10.4 -> 17.7 ms;
+// (16384, 128), 8 MiB an operand, 1.45 -> 1.76 ms), 16-bit rows of 512 (6.38 -> 6.96 ms); and
+// in cache FLOAT rows of 1024 columns ((64, 1024) 23.2 -> 24.2 us). On AVX2 (groups of 2) the
+// cached rows measured even.
 constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
 
-inline bool GroupsRows(int64_t cols, size_t element_size) {
+inline bool GroupsRows(int64_t rows, int64_t cols, size_t element_size) {
   constexpr int64_t kL1Bytes = int64_t{32} << 10, kGroupBytes = int64_t{1} << 20, kShort16BitCols = 256;
-  if (element_size < sizeof(float) && cols <= kShort16BitCols) return true;
+  constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
+  if (element_size < sizeof(float) && cols <= kShort16BitCols) return true;
+  if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return true;
   return 2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) > kL1Bytes && 2 * kGroupRows * row_bytes <= kGroupBytes;
 }
 
@@ -384,7 +392,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) lnb::ClearChunkPartials(task.partials, cols);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
-  const bool grouped = GroupsRows(cols, ElementSize(kData));
+  const bool grouped = GroupsRows(args.rows, cols, ElementSize(kData));
 
   if (task.tiles == nullptr) {
     RunRows(passes, task.row_begin, task.row_end, lnb::DirectRows(args, task.row_begin), grouped, task.stream, true);
