@@ -355,7 +355,7 @@ TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
 TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
   // 203 rows too long for L1 go through pass 1 in groups: dense, padded or transposed, groups
   // start at each chunk's first row (64-row chunks, the last of 11 rows; a transposition's tiles
-  // are 32 rows, which channel-major blocks of 29 rows cut into runs); reversed, at each 15-row
+  // are 32 rows, which channel-major blocks of 29 rows cut into runs); reversed, at each 63-row
   // tile's. Ragged last blocks.
   for (const StridedRows strided_rows :
        {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kChannelMajor, StridedRows::kReversed}) {
