@@ -5,8 +5,10 @@
 // per cent between minutes, alternating whole benchmark runs of two builds compares them at
 // different bandwidths; alternating single calls does not.
 //
-// usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]
+// usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] [transposed]
 //   LIBDIR_*: a build's lib64 (build/lib64, or a worktree's of another commit)
+//   transposed: the [M, N] operands (gradOut, input, gradInput; the forward's input and out) are
+//   views with strides [1, M] of [N, M] memory
 //   prints each build's fastest and median time of the whole user call sequence (phase 1,
 //   phase 2, aclrtSynchronizeStream) and in how many pairs B was the faster.
 //
@@ -141,14 +143,16 @@ struct Operands {
 // One build's descriptors of the shared operands, its stream and its times.
 class Side {
  public:
-  Side(const Build &build, const Operands &operands, bool forward) : build_(build), forward_(forward) {
+  Side(const Build &build, const Operands &operands, bool forward, bool transposed) : build_(build), forward_(forward) {
     build_.init(nullptr);
     build_.set_device(0);
     build_.create_stream(&stream_);
     const std::vector<int64_t> matrix = {operands.rows, operands.cols}, stats = {operands.rows, 1}, row = {operands.cols};
-    grad_out_ = Tensor(matrix, operands.dtype, operands.grad_out);
-    input_ = Tensor(matrix, operands.dtype, operands.input);
-    grad_input_ = Tensor(matrix, operands.dtype, operands.grad_input);
+    const std::vector<int64_t> matrix_strides =
+        transposed ? std::vector<int64_t>{1, operands.rows} : std::vector<int64_t>{operands.cols, 1};
+    grad_out_ = Tensor(matrix, operands.dtype, operands.grad_out, matrix_strides);
+    input_ = Tensor(matrix, operands.dtype, operands.input, matrix_strides);
+    grad_input_ = Tensor(matrix, operands.dtype, operands.grad_input, matrix_strides);
     mean_ = Tensor(stats, ACL_FLOAT, operands.mean);
     rstd_ = Tensor(stats, ACL_FLOAT, operands.rstd);
     weight_ = Tensor(row, operands.dtype, operands.weight);
@@ -185,10 +189,12 @@ class Side {
   const char *dir() const { return build_.dir; }
 
  private:
-  aclTensor *Tensor(const std::vector<int64_t> &dims, aclDataType dtype, void *data) {
+  // strides: empty for a dense tensor.
+  aclTensor *Tensor(const std::vector<int64_t> &dims, aclDataType dtype, void *data, const std::vector<int64_t> &strides = {}) {
     int64_t elements = 1;
     for (const int64_t dim : dims) elements *= dim;
-    return build_.create_tensor(dims.data(), dims.size(), dtype, nullptr, 0, ACL_FORMAT_ND, &elements, 1, data);
+    return build_.create_tensor(dims.data(), dims.size(), dtype, strides.empty() ? nullptr : strides.data(), 0, ACL_FORMAT_ND,
+                                &elements, 1, data);
   }
 
   [[noreturn]] void Fail(const char *what) const {
@@ -208,9 +214,18 @@ class Side {
 }  // namespace
 
 int main(int argc, char **argv) {
-  const bool forward = argc == 8 && std::strcmp(argv[7], "forward") == 0;
-  if (argc != 7 && !forward) {
-    std::fprintf(stderr, "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]\n");
+  bool forward = false, transposed = false, known_options = true;
+  for (int arg = 7; arg < argc; ++arg) {
+    if (std::strcmp(argv[arg], "forward") == 0) {
+      forward = true;
+    } else if (std::strcmp(argv[arg], "transposed") == 0) {
+      transposed = true;
+    } else {
+      known_options = false;
+    }
+  }
+  if (argc < 7 || !known_options) {
+    std::fprintf(stderr, "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] [transposed]\n");
     return 2;
   }
   const int64_t rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
@@ -226,7 +241,7 @@ int main(int argc, char **argv) {
   setenv("OMP_WAIT_POLICY", "passive", 0);  // before either OpenMP runtime starts
 
   const Operands operands(rows, cols, dtype);
-  Side sides[2] = {Side(Load(argv[1]), operands, forward), Side(Load(argv[2]), operands, forward)};
+  Side sides[2] = {Side(Load(argv[1]), operands, forward, transposed), Side(Load(argv[2]), operands, forward, transposed)};
   void *workspace = nullptr;
   uint64_t workspace_size = 0;
   for (Side &side : sides) {  // warm-up, and the workspace sized for both
