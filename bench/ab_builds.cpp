@@ -9,6 +9,8 @@
 //   LIBDIR_*: a build's lib64 (build/lib64, or a worktree's of another commit)
 //   transposed: the [M, N] operands (gradOut, input, gradInput; the forward's input and out) are
 //   views with strides [1, M] of [N, M] memory
+//   batches=B (with transposed): B batches of such views instead, [B, M / B, N] with strides
+//   [N * M / B, 1, M / B] (NCHW memory normalized over C)
 //   prints each build's fastest and median time of the whole user call sequence (phase 1,
 //   phase 2, aclrtSynchronizeStream) and in how many pairs B was the faster.
 //
@@ -143,13 +145,16 @@ struct Operands {
 // One build's descriptors of the shared operands, its stream and its times.
 class Side {
  public:
-  Side(const Build &build, const Operands &operands, bool forward, bool transposed) : build_(build), forward_(forward) {
+  // batches: 0 for dense operands, else how many transposed matrices the rows are cut into.
+  Side(const Build &build, const Operands &operands, bool forward, int64_t batches) : build_(build), forward_(forward) {
     build_.init(nullptr);
     build_.set_device(0);
     build_.create_stream(&stream_);
-    const std::vector<int64_t> matrix = {operands.rows, operands.cols}, stats = {operands.rows, 1}, row = {operands.cols};
-    const std::vector<int64_t> matrix_strides =
-        transposed ? std::vector<int64_t>{1, operands.rows} : std::vector<int64_t>{operands.cols, 1};
+    const int64_t batch_rows = operands.rows / std::max<int64_t>(batches, 1);
+    const std::vector<int64_t> matrix = {batches > 0 ? batches : 1, batch_rows, operands.cols};
+    const std::vector<int64_t> stats = {matrix[0], batch_rows, 1}, row = {operands.cols};
+    const std::vector<int64_t> matrix_strides = batches > 0 ? std::vector<int64_t>{operands.cols * batch_rows, 1, batch_rows}
+                                                            : std::vector<int64_t>{operands.rows * operands.cols, operands.cols, 1};
     grad_out_ = Tensor(matrix, operands.dtype, operands.grad_out, matrix_strides);
     input_ = Tensor(matrix, operands.dtype, operands.input, matrix_strides);
     grad_input_ = Tensor(matrix, operands.dtype, operands.grad_input, matrix_strides);
@@ -215,17 +220,20 @@ class Side {
 
 int main(int argc, char **argv) {
   bool forward = false, transposed = false, known_options = true;
+  int64_t batches = 1;
   for (int arg = 7; arg < argc; ++arg) {
     if (std::strcmp(argv[arg], "forward") == 0) {
       forward = true;
     } else if (std::strcmp(argv[arg], "transposed") == 0) {
       transposed = true;
+    } else if (std::strncmp(argv[arg], "batches=", 8) == 0) {
+      batches = std::atoll(argv[arg] + 8);
     } else {
       known_options = false;
     }
   }
   if (argc < 7 || !known_options) {
-    std::fprintf(stderr, "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] [transposed]\n");
+    std::fprintf(stderr, "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] [transposed [batches=B]]\n");
     return 2;
   }
   const int64_t rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
@@ -234,14 +242,16 @@ int main(int argc, char **argv) {
                             : std::strcmp(argv[5], "bf16") == 0 ? ACL_BF16
                                                                 : ACL_DT_UNDEFINED;
   const int pairs = std::atoi(argv[6]);
-  if (rows <= 0 || cols <= 0 || dtype == ACL_DT_UNDEFINED || pairs <= 0) {
-    std::fprintf(stderr, "ab_builds: expected positive M, N and PAIRS and a dtype fp32, fp16 or bf16\n");
+  if (rows <= 0 || cols <= 0 || dtype == ACL_DT_UNDEFINED || pairs <= 0 || batches <= 0 || rows % batches != 0) {
+    std::fprintf(stderr, "ab_builds: expected positive M, N and PAIRS, a dtype fp32, fp16 or bf16, and batches dividing M\n");
     return 2;
   }
   setenv("OMP_WAIT_POLICY", "passive", 0);  // before either OpenMP runtime starts
 
   const Operands operands(rows, cols, dtype);
-  Side sides[2] = {Side(Load(argv[1]), operands, forward, transposed), Side(Load(argv[2]), operands, forward, transposed)};
+  const int64_t transposed_batches = transposed ? batches : 0;
+  Side sides[2] = {Side(Load(argv[1]), operands, forward, transposed_batches),
+                   Side(Load(argv[2]), operands, forward, transposed_batches)};
   void *workspace = nullptr;
   uint64_t workspace_size = 0;
   for (Side &side : sides) {  // warm-up, and the workspace sized for both

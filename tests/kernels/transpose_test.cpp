@@ -16,12 +16,14 @@ using aclhost::kernels::Isa;
 
 template <typename Element>
 void ExpectTransposed(Isa isa, int64_t rows, int64_t cols, std::mt19937_64 &random) {
+  // Which side is fetched ahead does not change what lands where: both are tried, by turns.
+  const auto fetch = random() % 2 == 0 ? aclhost::kernels::TransposeFetch::kSource : aclhost::kernels::TransposeFetch::kDestination;
   const int64_t src_stride = cols + static_cast<int64_t>(random() % 5), dst_stride = rows + static_cast<int64_t>(random() % 5);
   std::vector<Element> src(static_cast<size_t>(rows * src_stride)), dst(static_cast<size_t>(cols * dst_stride));
   for (Element &element : src) element = static_cast<Element>(random());
   const Element untouched = static_cast<Element>(random());
   for (Element &element : dst) element = untouched;
-  aclhost::kernels::Transpose(src.data(), src_stride, rows, cols, dst.data(), dst_stride, sizeof(Element), isa);
+  aclhost::kernels::Transpose(src.data(), src_stride, rows, cols, dst.data(), dst_stride, sizeof(Element), fetch, isa);
   int64_t wrong = 0;
   for (int64_t c = 0; c < cols; ++c) {
     for (int64_t r = 0; r < dst_stride; ++r) {

@@ -83,7 +83,8 @@ HWY_INLINE void TransposeSquare(const Element *src, int64_t src_stride, Element 
 #endif
 
 template <typename Element>
-void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int64_t cols, Element *dst, int64_t dst_stride) {
+void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int64_t cols, Element *dst, int64_t dst_stride,
+                       TransposeFetch fetch) {
   // Elements one at a time over [r0, r1) x [c0, c1): the edges that no whole square covers.
   auto one_by_one = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -91,39 +92,49 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
     }
   };
 #if HWY_TARGET == HWY_SCALAR
+  static_cast<void>(fetch);  // element by element, nothing is fetched ahead
   one_by_one(0, rows, 0, cols);
 #else
   constexpr int64_t kSide = kSquareSide<Element>;
   const int64_t whole_rows = rows / kSide * kSide, whole_cols = cols / kSide * kSide;
   // The short side in the inner loop: the few cache lines a strided side touches along it are
-  // finished while they are in L1, whichever side is strided (gathering a transposed view's
-  // rows, src; writing them back, dst). That side's lines kAhead squares on are fetched into L2
-  // meanwhile (for writing, on the dst side): with one line per row, many rows apart, nothing
-  // else would have more than a few in flight. L2, not L1: lines a power of two apart share one
-  // L1 set, where fetching ahead would evict the lines in use.
+  // finished while they are in L1, whichever side is strided. The far side's lines (`fetch`:
+  // a transposed view's, in memory, rather than the tile's) kAhead strips of squares on are fetched
+  // into L2 meanwhile: with one line per row, many rows apart, nothing else would have more than a
+  // few in flight. L2, not L1: lines a power of two apart share one L1 set, where fetching ahead
+  // would evict the lines in use.
   constexpr int64_t kAhead = 8;
   constexpr int kIntoL2 = 2;
+  const bool fetch_source = fetch == TransposeFetch::kSource;
   // The bytes [first, first + count * sizeof(Element)) of `lines` rows `stride` elements apart.
-  auto fetch_rows = [&](const Element *first, int64_t stride, int64_t lines, int64_t count, bool for_writing) {
+  auto fetch_rows = [&](const Element *first, int64_t stride, int64_t lines, int64_t count) {
     for (int64_t k = 0; k < lines; ++k) {
       const char *row = reinterpret_cast<const char *>(first + k * stride);
       for (int64_t byte = 0; byte < count * static_cast<int64_t>(sizeof(Element)); byte += 64) {
-        if (for_writing) {
-          __builtin_prefetch(row + byte, 1, kIntoL2);
-        } else {
+        if (fetch_source) {
           __builtin_prefetch(row + byte, 0, kIntoL2);
+        } else {
+          __builtin_prefetch(row + byte, 1, kIntoL2);
         }
       }
     }
   };
   if (cols <= rows) {
+    // Strips of kSide source rows (destination columns).
     for (int64_t r = 0; r < whole_rows; r += kSide) {
-      if (r + kAhead * kSide + kSide <= rows) fetch_rows(src + (r + kAhead * kSide) * src_stride, src_stride, kSide, cols, false);
+      const int64_t ahead = r + kAhead * kSide;
+      if (ahead + kSide <= rows) {
+        fetch_source ? fetch_rows(src + ahead * src_stride, src_stride, kSide, cols) : fetch_rows(dst + ahead, dst_stride, cols, kSide);
+      }
       for (int64_t c = 0; c < whole_cols; c += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
     }
   } else {
+    // Strips of kSide source columns (destination rows).
     for (int64_t c = 0; c < whole_cols; c += kSide) {
-      if (c + kAhead * kSide + kSide <= cols) fetch_rows(dst + (c + kAhead * kSide) * dst_stride, dst_stride, kSide, rows, true);
+      const int64_t ahead = c + kAhead * kSide;
+      if (ahead + kSide <= cols) {
+        fetch_source ? fetch_rows(src + ahead, src_stride, rows, kSide) : fetch_rows(dst + ahead * dst_stride, dst_stride, kSide, rows);
+      }
       for (int64_t r = 0; r < whole_rows; r += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
     }
   }
@@ -133,11 +144,11 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
 }
 
 void TransposeForTarget(const void *src, int64_t src_stride, int64_t rows, int64_t cols, void *dst, int64_t dst_stride,
-                        size_t element_size) {
+                        size_t element_size, TransposeFetch fetch) {
   if (element_size == 2) {
-    TransposeElements(static_cast<const uint16_t *>(src), src_stride, rows, cols, static_cast<uint16_t *>(dst), dst_stride);
+    TransposeElements(static_cast<const uint16_t *>(src), src_stride, rows, cols, static_cast<uint16_t *>(dst), dst_stride, fetch);
   } else {
-    TransposeElements(static_cast<const uint32_t *>(src), src_stride, rows, cols, static_cast<uint32_t *>(dst), dst_stride);
+    TransposeElements(static_cast<const uint32_t *>(src), src_stride, rows, cols, static_cast<uint32_t *>(dst), dst_stride, fetch);
   }
 }
 
@@ -151,8 +162,8 @@ namespace aclhost {
 namespace kernels {
 
 void Transpose(const void *src, int64_t src_stride, int64_t rows, int64_t cols, void *dst, int64_t dst_stride,
-               size_t element_size, Isa isa) {
-  ACLHOST_FUNCTION_FOR_ISA(isa, TransposeForTarget)(src, src_stride, rows, cols, dst, dst_stride, element_size);
+               size_t element_size, TransposeFetch fetch, Isa isa) {
+  ACLHOST_FUNCTION_FOR_ISA(isa, TransposeForTarget)(src, src_stride, rows, cols, dst, dst_stride, element_size, fetch);
 }
 
 }  // namespace kernels

@@ -65,7 +65,7 @@ void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void 
     // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
     mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](const char *row, char *dense_rows, int64_t count) {
       kernels::Transpose(row, operand.batches.col_stride, mover.cols, count, dense_rows, mover.cols,
-                         aclDataTypeSize(operand.view.dtype), mover.isa);
+                         aclDataTypeSize(operand.view.dtype), kernels::TransposeFetch::kSource, mover.isa);
     });
     return;
   }
@@ -78,7 +78,7 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
     mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](char *row, const char *dense_rows, int64_t count) {
       kernels::Transpose(dense_rows, mover.cols, count, mover.cols, row, operand.batches.col_stride,
-                         aclDataTypeSize(operand.view.dtype), mover.isa);
+                         aclDataTypeSize(operand.view.dtype), kernels::TransposeFetch::kDestination, mover.isa);
     });
     return;
   }
