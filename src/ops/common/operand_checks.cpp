@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 
 #include "acl/acl_base.h"
 #include "aclnn/opdev/op_errno.h"
@@ -15,7 +16,7 @@ namespace {
 
 // earlier_outputs: the earlier_count outputs before this one.
 aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const NamedTensor *earlier_outputs, size_t earlier_count,
-                           const std::vector<NamedTensor> &inputs, bool in_place_allowed) {
+                           const NamedTensors &inputs, bool in_place_allowed) {
   const TensorView &view = output.tensor->view;
   const ViewOverlap self = CompareViewWithItself(view);
   if (self != ViewOverlap::kDisjoint) {
@@ -73,10 +74,18 @@ aclnnStatus CheckAddress(const char *api, const char *name, const aclTensor *ten
                           name, tensor->view.data, element_size);
 }
 
-aclnnStatus CheckOutputMemory(const char *api, const std::vector<NamedTensor> &outputs,
-                              const std::vector<NamedTensor> &inputs, const aclTensor *in_place_output) {
+void NamedTensors::push_back(const NamedTensor &item) {
+  if (count_ == kCapacity) {
+    std::fprintf(stderr, "aclnn-host: more than %zu operands in one check list\n", kCapacity);
+    std::abort();
+  }
+  items_[count_++] = item;
+}
+
+aclnnStatus CheckOutputMemory(const char *api, const NamedTensors &outputs, const NamedTensors &inputs,
+                              const aclTensor *in_place_output) {
   for (size_t k = 0; k < outputs.size(); ++k) {
-    const aclnnStatus status = CheckOneOutput(api, outputs[k], outputs.data(), k, inputs, outputs[k].tensor == in_place_output);
+    const aclnnStatus status = CheckOneOutput(api, outputs[k], outputs.begin(), k, inputs, outputs[k].tensor == in_place_output);
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;

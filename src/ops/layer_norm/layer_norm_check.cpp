@@ -175,8 +175,7 @@ aclnnStatus CheckLayerNorm(const char *api, const LayerNormOperands &op, LayerNo
 
   // Host-only: addresses and shared memory of what the call touches. No rows: nothing; empty
   // rows: only the statistics (mean 0, rstd NaN).
-  std::vector<NamedTensor> inputs, outputs;
-  outputs.reserve(3);  // one allocation, not one per output
+  NamedTensors inputs, outputs;
   if (rows > 0 && cols > 0) {
     inputs = {{"input", op.input, true}, {"weightOptional", op.weight, false}, {"biasOptional", op.bias, false}};
     outputs.push_back({"out", op.out, false});
@@ -185,7 +184,7 @@ aclnnStatus CheckLayerNorm(const char *api, const LayerNormOperands &op, LayerNo
     if (op.mean != nullptr) outputs.push_back({"meanOutOptional", op.mean, false});
     if (op.rstd != nullptr) outputs.push_back({"rstdOutOptional", op.rstd, false});
   }
-  for (const std::vector<NamedTensor> *list : {&inputs, &outputs}) {
+  for (const NamedTensors *list : {&inputs, &outputs}) {
     for (const NamedTensor &operand : *list) RETURN_IF_FAILED(CheckAddress(api, operand.name, operand.tensor));
   }
   RETURN_IF_FAILED(CheckOutputMemory(api, outputs, inputs, op.out));

@@ -186,13 +186,12 @@ aclnnStatus CheckLayerNormBackward(const LayerNormBackwardOperands &op, LayerNor
   }
 
   // Step 18: memory shared between what the call writes and anything else it touches.
-  std::vector<NamedTensor> inputs;
+  NamedTensors inputs;
   if (computes) {
     inputs = {{"gradOut", op.grad_out, true}, {"input", op.input, true}, {"mean", op.mean, false},
               {"rstd", op.rstd, false}, {"weightOptional", op.weight, false}};
   }
-  std::vector<NamedTensor> outputs;
-  outputs.reserve(3);  // one allocation, not one per output
+  NamedTensors outputs;
   if (computes && mask[0]) outputs.push_back({"gradInputOut", op.grad_input, false});
   if ((computes || rows == 0) && mask[1]) outputs.push_back({"gradWeightOut", op.grad_weight, false});
   if ((computes || rows == 0) && mask[2]) outputs.push_back({"gradBiasOut", op.grad_bias, false});
