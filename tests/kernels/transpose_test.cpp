@@ -13,22 +13,29 @@
 namespace {
 
 using aclhost::kernels::Isa;
+using aclhost::kernels::TransposeFar;
 
+// Transposes a rows x cols matrix of random elements and checks every destination element and
+// that the padding past each destination row is untouched. line_aligned: the destination starts
+// on a 64-byte boundary with its rows a whole number of lines apart, where streamed stores apply.
 template <typename Element>
-void ExpectTransposed(Isa isa, int64_t rows, int64_t cols, std::mt19937_64 &random) {
-  // Which side is fetched ahead does not change what lands where: both are tried, by turns.
-  const auto fetch = random() % 2 == 0 ? aclhost::kernels::TransposeFetch::kSource : aclhost::kernels::TransposeFetch::kDestination;
-  const int64_t src_stride = cols + static_cast<int64_t>(random() % 5), dst_stride = rows + static_cast<int64_t>(random() % 5);
-  std::vector<Element> src(static_cast<size_t>(rows * src_stride)), dst(static_cast<size_t>(cols * dst_stride));
+void ExpectTransposed(Isa isa, int64_t rows, int64_t cols, TransposeFar far, bool line_aligned, std::mt19937_64 &random) {
+  constexpr int64_t kLine = 64 / sizeof(Element);
+  const int64_t src_stride = cols + static_cast<int64_t>(random() % 5);
+  const int64_t padded_rows = rows + static_cast<int64_t>(random() % 5);
+  const int64_t dst_stride = line_aligned ? (padded_rows + kLine - 1) / kLine * kLine : padded_rows;
+  std::vector<Element> src(static_cast<size_t>(rows * src_stride)), dst_storage(static_cast<size_t>(cols * dst_stride + kLine));
+  Element *dst = dst_storage.data();
+  if (line_aligned) dst = reinterpret_cast<Element *>((reinterpret_cast<uintptr_t>(dst) + 63) / 64 * 64);
   for (Element &element : src) element = static_cast<Element>(random());
   const Element untouched = static_cast<Element>(random());
-  for (Element &element : dst) element = untouched;
-  aclhost::kernels::Transpose(src.data(), src_stride, rows, cols, dst.data(), dst_stride, sizeof(Element), fetch, isa);
+  for (Element &element : dst_storage) element = untouched;
+  aclhost::kernels::Transpose(src.data(), src_stride, rows, cols, dst, dst_stride, sizeof(Element), far, isa);
   int64_t wrong = 0;
   for (int64_t c = 0; c < cols; ++c) {
     for (int64_t r = 0; r < dst_stride; ++r) {
       const Element want = r < rows ? src[static_cast<size_t>(r * src_stride + c)] : untouched;
-      if (dst[static_cast<size_t>(c * dst_stride + r)] != want && ++wrong <= 3) {
+      if (dst[c * dst_stride + r] != want && ++wrong <= 3) {
         ADD_FAILURE() << sizeof(Element) << "-byte elements, " << rows << " x " << cols << ": dst row " << c << ", column "
                       << r << (r < rows ? "" : " (past the rows: must stay untouched)");
       }
@@ -45,9 +52,28 @@ TEST_P(TransposeTest, EveryElementLandsInItsPlace) {
   const int64_t sizes[] = {1, 3, 4, 7, 8, 9, 16, 17, 32, 45, 96};
   for (const int64_t rows : sizes) {
     for (const int64_t cols : sizes) {
-      ExpectTransposed<uint16_t>(GetParam(), rows, cols, random);
-      ExpectTransposed<uint32_t>(GetParam(), rows, cols, random);
+      // Which side is fetched ahead does not change what lands where: both are tried, by turns.
+      const TransposeFar far = random() % 2 == 0 ? TransposeFar::kSource : TransposeFar::kDestination;
+      ExpectTransposed<uint16_t>(GetParam(), rows, cols, far, false, random);
+      ExpectTransposed<uint32_t>(GetParam(), rows, cols, far, false, random);
       if (HasFailure()) return;
+    }
+  }
+}
+
+TEST_P(TransposeTest, StreamedDestinationRowsGetEveryElement) {
+  // More destination rows than source rows, line-aligned: pairs of squares streamed as whole lines
+  // on AVX2 and AVX-512, with a last single square where the source rows leave one; unaligned, the
+  // ordinary stores.
+  if (!aclhost::kernels::IsaAvailable(GetParam())) GTEST_SKIP() << "the CPU cannot run this target";
+  std::mt19937_64 random(aclhost::testing::TestSeed());
+  for (const bool line_aligned : {true, false}) {
+    for (const int64_t rows : {8, 16, 24, 32, 45, 64, 96}) {
+      for (const int64_t cols : {97, 130, 200}) {
+        ExpectTransposed<uint16_t>(GetParam(), rows, cols, TransposeFar::kStreamedDestination, line_aligned, random);
+        ExpectTransposed<uint32_t>(GetParam(), rows, cols, TransposeFar::kStreamedDestination, line_aligned, random);
+        if (HasFailure()) return;
+      }
     }
   }
 }

@@ -4,6 +4,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/common/transpose.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
 #include "kernels/common/dispatch.h"
@@ -80,11 +81,42 @@ HWY_INLINE void TransposeSquare(const Element *src, int64_t src_stride, Element 
     }
   }
 }
+
+// Two squares side by side (source rows r .. r + 2 * kSquareSide, whose destination rows the pair
+// fills with one 64-byte line each on AVX2 and AVX-512) written with non-temporal stores, each
+// line's two halves back to back: a line left half written while others are begun would be
+// flushed from the write-combining buffers in pieces (measured twice as slow).
+template <typename Element>
+HWY_INLINE void TransposeSquarePairStreamed(const Element *src, int64_t src_stride, Element *dst, int64_t dst_stride) {
+  constexpr int64_t kBlockSide = 16 / sizeof(Element), kSide = kSquareSide<Element>;
+  const hn::FixedTag<Element, kSide> d;
+  hn::Vec<decltype(d)> a[kBlockSide], columns[2][kSquareBlocks][kBlockSide];
+  for (int64_t half = 0; half < 2; ++half) {
+    for (int64_t group = 0; group < kSquareBlocks; ++group) {
+      for (int64_t r = 0; r < kBlockSide; ++r) a[r] = hn::LoadU(d, src + (half * kSide + group * kBlockSide + r) * src_stride);
+      TransposeWithinBlocks(d, a, columns[half][group]);
+    }
+  }
+  for (int64_t part = 0; part < kSquareBlocks; ++part) {  // destination rows j + part * kBlockSide
+    for (int64_t j = 0; j < kBlockSide; ++j) {
+      Element *row = dst + (j + part * kBlockSide) * dst_stride;
+      for (int64_t half = 0; half < 2; ++half) {
+        const auto *column = columns[half];
+        if constexpr (kSquareBlocks == 1) {
+          hn::Stream(column[0][j], d, row + half * kSide);
+        } else {
+          hn::Stream(part == 0 ? hn::ConcatLowerLower(d, column[1][j], column[0][j]) : hn::ConcatUpperUpper(d, column[1][j], column[0][j]),
+                     d, row + half * kSide);
+        }
+      }
+    }
+  }
+}
 #endif
 
 template <typename Element>
 void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int64_t cols, Element *dst, int64_t dst_stride,
-                       TransposeFetch fetch) {
+                       TransposeFar far) {
   // Elements one at a time over [r0, r1) x [c0, c1): the edges that no whole square covers.
   auto one_by_one = [&](int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
     for (int64_t r = r0; r < r1; ++r) {
@@ -92,20 +124,20 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
     }
   };
 #if HWY_TARGET == HWY_SCALAR
-  static_cast<void>(fetch);  // element by element, nothing is fetched ahead
+  static_cast<void>(far);  // element by element, nothing is fetched ahead or streamed
   one_by_one(0, rows, 0, cols);
 #else
   constexpr int64_t kSide = kSquareSide<Element>;
   const int64_t whole_rows = rows / kSide * kSide, whole_cols = cols / kSide * kSide;
   // The short side in the inner loop: the few cache lines a strided side touches along it are
-  // finished while they are in L1, whichever side is strided. The far side's lines (`fetch`:
-  // a transposed view's, in memory, rather than the tile's) kAhead strips of squares on are fetched
-  // into L2 meanwhile: with one line per row, many rows apart, nothing else would have more than a
+  // finished while they are in L1, whichever side is strided. The far side's lines (a transposed
+  // view's, in memory, rather than the tile's) kAhead strips of squares on are fetched into L2
+  // meanwhile: with one line per row, many rows apart, nothing else would have more than a
   // few in flight. L2, not L1: lines a power of two apart share one L1 set, where fetching ahead
   // would evict the lines in use.
   constexpr int64_t kAhead = 8;
   constexpr int kIntoL2 = 2;
-  const bool fetch_source = fetch == TransposeFetch::kSource;
+  const bool fetch_source = far == TransposeFar::kSource;
   // The bytes [first, first + count * sizeof(Element)) of `lines` rows `stride` elements apart.
   auto fetch_rows = [&](const Element *first, int64_t stride, int64_t lines, int64_t count) {
     for (int64_t k = 0; k < lines; ++k) {
@@ -129,13 +161,27 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
       for (int64_t c = 0; c < whole_cols; c += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
     }
   } else {
-    // Strips of kSide source columns (destination rows).
-    for (int64_t c = 0; c < whole_cols; c += kSide) {
-      const int64_t ahead = c + kAhead * kSide;
-      if (ahead + kSide <= cols) {
-        fetch_source ? fetch_rows(src + ahead, src_stride, rows, kSide) : fetch_rows(dst + ahead * dst_stride, dst_stride, kSide, rows);
+    // Strips of kSide source columns (destination rows). Streamed: pairs of squares, each a whole
+    // line of every destination row, and nothing fetched (a fetch would read the lines).
+    constexpr bool kPairFillsLines = 2 * kSide * sizeof(Element) == 64;
+    if (kPairFillsLines && far == TransposeFar::kStreamedDestination && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
+        dst_stride * static_cast<int64_t>(sizeof(Element)) % 64 == 0) {
+      for (int64_t c = 0; c < whole_cols; c += kSide) {
+        int64_t r = 0;
+        for (; r + 2 * kSide <= whole_rows; r += 2 * kSide) {
+          TransposeSquarePairStreamed(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+        }
+        if (r < whole_rows) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
       }
-      for (int64_t r = 0; r < whole_rows; r += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+      hwy::FlushStream();  // make the non-temporal stores visible
+    } else {
+      for (int64_t c = 0; c < whole_cols; c += kSide) {
+        const int64_t ahead = c + kAhead * kSide;
+        if (ahead + kSide <= cols) {
+          fetch_source ? fetch_rows(src + ahead, src_stride, rows, kSide) : fetch_rows(dst + ahead * dst_stride, dst_stride, kSide, rows);
+        }
+        for (int64_t r = 0; r < whole_rows; r += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+      }
     }
   }
   one_by_one(0, whole_rows, whole_cols, cols);
@@ -144,11 +190,11 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
 }
 
 void TransposeForTarget(const void *src, int64_t src_stride, int64_t rows, int64_t cols, void *dst, int64_t dst_stride,
-                        size_t element_size, TransposeFetch fetch) {
+                        size_t element_size, TransposeFar far) {
   if (element_size == 2) {
-    TransposeElements(static_cast<const uint16_t *>(src), src_stride, rows, cols, static_cast<uint16_t *>(dst), dst_stride, fetch);
+    TransposeElements(static_cast<const uint16_t *>(src), src_stride, rows, cols, static_cast<uint16_t *>(dst), dst_stride, far);
   } else {
-    TransposeElements(static_cast<const uint32_t *>(src), src_stride, rows, cols, static_cast<uint32_t *>(dst), dst_stride, fetch);
+    TransposeElements(static_cast<const uint32_t *>(src), src_stride, rows, cols, static_cast<uint32_t *>(dst), dst_stride, far);
   }
 }
 
@@ -162,8 +208,8 @@ namespace aclhost {
 namespace kernels {
 
 void Transpose(const void *src, int64_t src_stride, int64_t rows, int64_t cols, void *dst, int64_t dst_stride,
-               size_t element_size, TransposeFetch fetch, Isa isa) {
-  ACLHOST_FUNCTION_FOR_ISA(isa, TransposeForTarget)(src, src_stride, rows, cols, dst, dst_stride, element_size, fetch);
+               size_t element_size, TransposeFar far, Isa isa) {
+  ACLHOST_FUNCTION_FOR_ISA(isa, TransposeForTarget)(src, src_stride, rows, cols, dst, dst_stride, element_size, far);
 }
 
 }  // namespace kernels

@@ -10,15 +10,17 @@
 namespace aclhost {
 namespace kernels {
 
-// The side of a transposition whose lines are fetched ahead: the one in memory (a transposed
-// view's), not the one in cache (a tile's).
-enum class TransposeFetch { kSource, kDestination };
+// The side of a transposition that is in memory (a transposed view's), not in cache (a tile's):
+// its lines are fetched ahead. kStreamedDestination: the destination, written with non-temporal
+// stores where its rows are whole 64-byte lines apart and it has more rows than the source
+// (an output larger than the caches, whose lines need not be read before they are written).
+enum class TransposeFar { kSource, kDestination, kStreamedDestination };
 
 // dst[c * dst_stride + r] = src[r * src_stride + c] for r < rows, c < cols (strides in elements);
 // element_size 2 or 4. src and dst must not overlap. Pure data movement: the same bytes for
-// every isa and either fetch.
+// every isa and every far side.
 void Transpose(const void *src, int64_t src_stride, int64_t rows, int64_t cols, void *dst, int64_t dst_stride,
-               size_t element_size, TransposeFetch fetch, Isa isa);
+               size_t element_size, TransposeFar far, Isa isa);
 
 }  // namespace kernels
 }  // namespace aclhost

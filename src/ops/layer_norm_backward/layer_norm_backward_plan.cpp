@@ -32,13 +32,15 @@ int64_t RowsAtOnce(const StagedOperand &operand) {
 }
 
 // What the kernel's row staging calls back: the operand, how many trailing dims make a row (cols
-// elements), the dtype of the dense rows, the SIMD target for transpositions.
+// elements), the dtype of the dense rows, the SIMD target for transpositions and, for an output,
+// how its transpositions write it (streamed when it is larger than the caches).
 struct RowMover {
   const StagedOperand *operand;
   size_t row_dims;
   int64_t cols;
   aclDataType dense_dtype;
   kernels::Isa isa;
+  kernels::TransposeFar far_destination = kernels::TransposeFar::kDestination;
 
   // move(row, dense_rows, count) for the runs of rows [row_begin, row_end) of a kTransposedRows
   // operand that lie in one batch: row is the run's first element in the view, dense_rows its
@@ -65,7 +67,7 @@ void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void 
     // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
     mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](const char *row, char *dense_rows, int64_t count) {
       kernels::Transpose(row, operand.batches.col_stride, mover.cols, count, dense_rows, mover.cols,
-                         aclDataTypeSize(operand.view.dtype), kernels::TransposeFetch::kSource, mover.isa);
+                         aclDataTypeSize(operand.view.dtype), kernels::TransposeFar::kSource, mover.isa);
     });
     return;
   }
@@ -78,7 +80,7 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
     mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](char *row, const char *dense_rows, int64_t count) {
       kernels::Transpose(dense_rows, mover.cols, count, mover.cols, row, operand.batches.col_stride,
-                         aclDataTypeSize(operand.view.dtype), kernels::TransposeFetch::kDestination, mover.isa);
+                         aclDataTypeSize(operand.view.dtype), mover.far_destination, mover.isa);
     });
     return;
   }
@@ -165,9 +167,12 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
   // Live for the kernel call: the row staging's callbacks read them.
   const kernels::Isa isa = plan.kernel_config.isa;
-  const RowMover movers[3] = {{&plan.grad_out, plan.row_dims, plan.cols, data_dtype, isa},
-                              {&plan.input, plan.row_dims, plan.cols, data_dtype, isa},
-                              {&plan.grad_input, plan.row_dims, plan.cols, data_dtype, isa}};
+  const bool streams_grad_input = kernels::StreamsOutput(plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(data_dtype)));
+  const RowMover movers[3] = {
+      {&plan.grad_out, plan.row_dims, plan.cols, data_dtype, isa},
+      {&plan.input, plan.row_dims, plan.cols, data_dtype, isa},
+      {&plan.grad_input, plan.row_dims, plan.cols, data_dtype, isa,
+       streams_grad_input ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination}};
   if (plan.grad_out.MovedByRows()) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
   if (plan.input.MovedByRows()) args.input_rows = {&GatherRowsOf, &movers[1]};
   if (plan.grad_input.MovedByRows()) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
