@@ -62,24 +62,33 @@ constexpr int64_t kSquareBlocks = HWY_TARGET <= HWY_AVX2 ? 2 : 1;
 template <typename Element>
 constexpr int64_t kSquareSide = kSquareBlocks * 16 / static_cast<int64_t>(sizeof(Element));
 
-// The square at src (rows src_stride apart) written transposed at dst (rows dst_stride apart).
-template <typename Element>
-HWY_INLINE void TransposeSquare(const Element *src, int64_t src_stride, Element *dst, int64_t dst_stride) {
+// The square at src (rows src_stride apart) transposed in registers: rows[k] is its column k, the
+// destination's row k.
+template <typename Element, class D>
+HWY_INLINE void TransposeInRegisters(D d, const Element *src, int64_t src_stride, hn::Vec<D> *rows) {
   constexpr int64_t kBlockSide = 16 / sizeof(Element);
-  const hn::FixedTag<Element, kSquareSide<Element>> d;
-  hn::Vec<decltype(d)> a[kBlockSide], columns[kSquareBlocks][kBlockSide];
+  hn::Vec<D> a[kBlockSide], columns[kSquareBlocks][kBlockSide];
   for (int64_t group = 0; group < kSquareBlocks; ++group) {  // rows of the group: block `group` of each column
     for (int64_t r = 0; r < kBlockSide; ++r) a[r] = hn::LoadU(d, src + (group * kBlockSide + r) * src_stride);
     TransposeWithinBlocks(d, a, columns[group]);
   }
   for (int64_t j = 0; j < kBlockSide; ++j) {
     if constexpr (kSquareBlocks == 1) {
-      hn::StoreU(columns[0][j], d, dst + j * dst_stride);
+      rows[j] = columns[0][j];
     } else {
-      hn::StoreU(hn::ConcatLowerLower(d, columns[1][j], columns[0][j]), d, dst + j * dst_stride);
-      hn::StoreU(hn::ConcatUpperUpper(d, columns[1][j], columns[0][j]), d, dst + (j + kBlockSide) * dst_stride);
+      rows[j] = hn::ConcatLowerLower(d, columns[1][j], columns[0][j]);
+      rows[j + kBlockSide] = hn::ConcatUpperUpper(d, columns[1][j], columns[0][j]);
     }
   }
+}
+
+// The square at src written transposed at dst (rows dst_stride apart).
+template <typename Element>
+HWY_INLINE void TransposeSquare(const Element *src, int64_t src_stride, Element *dst, int64_t dst_stride) {
+  const hn::FixedTag<Element, kSquareSide<Element>> d;
+  hn::Vec<decltype(d)> rows[kSquareSide<Element>];
+  TransposeInRegisters(d, src, src_stride, rows);
+  for (int64_t k = 0; k < kSquareSide<Element>; ++k) hn::StoreU(rows[k], d, dst + k * dst_stride);
 }
 
 // Two squares side by side (source rows r .. r + 2 * kSquareSide, whose destination rows the pair
@@ -88,28 +97,14 @@ HWY_INLINE void TransposeSquare(const Element *src, int64_t src_stride, Element 
 // flushed from the write-combining buffers in pieces (measured twice as slow).
 template <typename Element>
 HWY_INLINE void TransposeSquarePairStreamed(const Element *src, int64_t src_stride, Element *dst, int64_t dst_stride) {
-  constexpr int64_t kBlockSide = 16 / sizeof(Element), kSide = kSquareSide<Element>;
+  constexpr int64_t kSide = kSquareSide<Element>;
   const hn::FixedTag<Element, kSide> d;
-  hn::Vec<decltype(d)> a[kBlockSide], columns[2][kSquareBlocks][kBlockSide];
-  for (int64_t half = 0; half < 2; ++half) {
-    for (int64_t group = 0; group < kSquareBlocks; ++group) {
-      for (int64_t r = 0; r < kBlockSide; ++r) a[r] = hn::LoadU(d, src + (half * kSide + group * kBlockSide + r) * src_stride);
-      TransposeWithinBlocks(d, a, columns[half][group]);
-    }
-  }
-  for (int64_t part = 0; part < kSquareBlocks; ++part) {  // destination rows j + part * kBlockSide
-    for (int64_t j = 0; j < kBlockSide; ++j) {
-      Element *row = dst + (j + part * kBlockSide) * dst_stride;
-      for (int64_t half = 0; half < 2; ++half) {
-        const auto *column = columns[half];
-        if constexpr (kSquareBlocks == 1) {
-          hn::Stream(column[0][j], d, row + half * kSide);
-        } else {
-          hn::Stream(part == 0 ? hn::ConcatLowerLower(d, column[1][j], column[0][j]) : hn::ConcatUpperUpper(d, column[1][j], column[0][j]),
-                     d, row + half * kSide);
-        }
-      }
-    }
+  hn::Vec<decltype(d)> first[kSide], second[kSide];
+  TransposeInRegisters(d, src, src_stride, first);
+  TransposeInRegisters(d, src + kSide * src_stride, src_stride, second);
+  for (int64_t k = 0; k < kSide; ++k) {
+    hn::Stream(first[k], d, dst + k * dst_stride);
+    hn::Stream(second[k], d, dst + k * dst_stride + kSide);
   }
 }
 #endif
