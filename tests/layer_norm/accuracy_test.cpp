@@ -29,13 +29,17 @@ struct ForwardCase {
   size_t norm_dims = 1;
   aclDataType input = ACL_FLOAT, weight = ACL_FLOAT, bias = ACL_FLOAT;  // kNone: NULL
   aclDataType out = ACL_FLOAT, mean = ACL_FLOAT, rstd = ACL_FLOAT;      // mean/rstd kNone: NULL
-  bool scatter = false;      // every tensor through a non-contiguous view
-  bool padded_rows = false;  // input and out rows sliced out of wider rows (odd pads and offsets)
+  bool scatter = false;  // every tensor through a non-contiguous view
+  // input's and out's rows: dense (or scattered), sliced out of wider rows (odd pads and offsets),
+  // the columns of a row-major matrix, or so batch by batch (NCHW memory as [N, H*W, C]).
+  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor };
+  Rows rows_layout = Rows::kDense;
   double spread = 1.0, shift = 0.0;
   // Row m's first element moved kFirstElementSpreads[m % 5] spreads from shift: from near the mean
   // to a far outlier (a first element the mean's sum was once taken relative to).
   bool outlying_first_elements = false;
   static constexpr double kFirstElementSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
+  static constexpr const char *kRowsNames[] = {"", " padded rows", " transposed rows", " channel-major rows"};
 
   std::string Describe() const {
     std::string text = "dims";
@@ -43,7 +47,7 @@ struct ForwardCase {
     return text + " norm_dims " + std::to_string(norm_dims) + " dtypes(x,w,b,out,mean,rstd) " + std::to_string(input) +
            "," + std::to_string(weight) + "," + std::to_string(bias) + "," + std::to_string(out) + "," +
            std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "") +
-           (padded_rows ? " padded rows" : "") + (outlying_first_elements ? " outlying first elements" : "");
+           kRowsNames[static_cast<int>(rows_layout)] + (outlying_first_elements ? " outlying first elements" : "");
   }
 };
 
@@ -59,10 +63,20 @@ struct ForwardTensors {
       if (dtype == kNone) return nullptr;
       return std::make_unique<DeviceTensor>(dims, dtype, c.scatter ? ScatteredLayout(dims, random) : DenseLayout(dims));
     };
-    input = c.padded_rows ? std::make_unique<DeviceTensor>(c.dims, c.input, PaddedRowsLayout(c.dims, 3, 1)) : make(c.dims, c.input);
+    // input and out in the rows' layout (pad, offset for padded rows).
+    auto make_rows = [&](aclDataType dtype, int64_t pad, int64_t offset) -> std::unique_ptr<DeviceTensor> {
+      switch (c.rows_layout) {
+        case ForwardCase::Rows::kDense: break;
+        case ForwardCase::Rows::kPadded: return std::make_unique<DeviceTensor>(c.dims, dtype, PaddedRowsLayout(c.dims, pad, offset));
+        case ForwardCase::Rows::kTransposed: return std::make_unique<DeviceTensor>(c.dims, dtype, TransposedRowsLayout(c.dims));
+        case ForwardCase::Rows::kChannelMajor: return std::make_unique<DeviceTensor>(c.dims, dtype, ChannelMajorLayout(c.dims));
+      }
+      return make(c.dims, dtype);
+    };
+    input = make_rows(c.input, 3, 1);
     weight = make(normalized, c.weight);
     bias = make(normalized, c.bias);
-    out = c.padded_rows ? std::make_unique<DeviceTensor>(c.dims, c.out, PaddedRowsLayout(c.dims, 5, 2)) : make(c.dims, c.out);
+    out = make_rows(c.out, 5, 2);
     mean = make(stats, c.mean);
     rstd = make(stats, c.rstd);
     std::vector<double> x = RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift);
@@ -128,6 +142,15 @@ class ForwardTest : public ::testing::Test {
     if (tensors->mean) ExpectClose("mean", *tensors->mean, want.mean, RowMaxMagnitude(x, tensors->rows, tensors->cols));
     if (tensors->rstd) ExpectClose("rstd", *tensors->rstd, want.rstd, std::vector<double>(want.rstd.size(), 0.0));
     return tensors;
+  }
+
+  // The case run with input's and out's rows laid out as rows_layout, the inputs those of the
+  // fixture's first case: out, mean and rstd as read back.
+  std::vector<std::vector<double>> OutputsOf(ForwardCase c, ForwardCase::Rows rows_layout) {
+    c.rows_layout = rows_layout;
+    counter_ = 0;
+    const std::unique_ptr<ForwardTensors> tensors = Run(c);
+    return {tensors->out->Read(), tensors->mean->Read(), tensors->rstd->Read()};
   }
 
   aclrtStream stream_ = nullptr;
@@ -305,14 +328,29 @@ TEST_F(ForwardTest, PaddedRowsGetTheBitsOfDenseRows) {
     c.dims = shape.dims;
     c.norm_dims = shape.norm_dims;
     c.input = c.weight = c.bias = c.out = shape.dtype;
-    std::vector<std::vector<double>> results[2];
-    for (const bool padded : {false, true}) {
-      c.padded_rows = padded;
-      counter_ = 0;  // the same inputs both times
-      const std::unique_ptr<ForwardTensors> tensors = Run(c);
-      results[padded] = {tensors->out->Read(), tensors->mean->Read(), tensors->rstd->Read()};
-    }
-    EXPECT_TRUE(results[0] == results[1]) << c.Describe() << ": padded rows' outputs differ from dense rows'";
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kPadded), OutputsOf(c, ForwardCase::Rows::kDense))
+        << c.Describe() << ": padded rows' outputs differ from dense rows'";
+  }
+}
+
+TEST_F(ForwardTest, TransposedRowsGetTheBitsOfDenseRows) {
+  // Rows that are a matrix's columns, whole or batch by batch, are copied to the workspace and back
+  // by transpositions, in blocks of rows that need not meet the batches' ends: the same bits as
+  // dense rows. Over 8 MiB of out (2048 x 1100 FLOAT) the copy back streams whole lines.
+  struct Shape {
+    std::vector<int64_t> dims;
+    ForwardCase::Rows rows_layout;
+    aclDataType dtype;
+  };
+  for (const Shape &shape : {Shape{{300, 517}, ForwardCase::Rows::kTransposed, ACL_FLOAT},
+                             Shape{{3, 100, 130}, ForwardCase::Rows::kChannelMajor, ACL_BF16},
+                             Shape{{5, 611, 24}, ForwardCase::Rows::kChannelMajor, ACL_FLOAT16},
+                             Shape{{2048, 1100}, ForwardCase::Rows::kTransposed, ACL_FLOAT}}) {
+    ForwardCase c;
+    c.dims = shape.dims;
+    c.input = c.weight = c.bias = c.out = shape.dtype;
+    EXPECT_EQ(OutputsOf(c, shape.rows_layout), OutputsOf(c, ForwardCase::Rows::kDense))
+        << c.Describe() << ": " << ForwardCase::kRowsNames[static_cast<int>(shape.rows_layout)] << "' outputs differ from dense rows'";
   }
 }
 

@@ -1,5 +1,8 @@
 #include "ops/common/staging.h"
 
+#include <algorithm>
+
+#include "common/parallel_for.h"
 #include "tensor/view_copy.h"
 
 namespace aclhost {
@@ -13,6 +16,27 @@ void StageWhole(const aclTensor *tensor, StagedOperand *operand, WorkspaceLayout
   operand->view = tensor->view;  // the gather and the scatter walk its shape
   operand->staging = StagedOperand::Staging::kWhole;
   operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(operand->view.dtype));
+}
+
+// A whole transposed copy moves in blocks of about 256 KiB of rows (the backward's tile size), a
+// whole number of cache lines per column: each block one task, its columns read or written in
+// runs that long.
+int64_t TransposedBlockRows(int64_t cols, size_t element_size) {
+  const int64_t line_rows = 64 / static_cast<int64_t>(element_size);
+  const int64_t by_size = (int64_t{256} << 10) / (cols * static_cast<int64_t>(element_size));
+  return std::max(line_rows, by_size / line_rows * line_rows);
+}
+
+// The whole operand transposed between its view and dense (all its rows), block by block.
+void TransposeWhole(const StagedOperand &operand, void *dense, kernels::TransposeFar far, const StagingRun &run) {
+  const int64_t cols = operand.row_elements, rows = operand.view.NumElements() / cols;
+  const size_t element_size = aclDataTypeSize(operand.view.dtype);
+  const int64_t block_rows = TransposedBlockRows(cols, element_size);
+  ParallelFor((rows + block_rows - 1) / block_rows, run.threads, [&](int64_t block, int) {
+    const int64_t begin = block * block_rows, end = std::min(rows, begin + block_rows);
+    TransposeRows(operand, cols, begin, end, static_cast<char *>(dense) + begin * cols * static_cast<int64_t>(element_size), far,
+                  run.isa);
+  });
 }
 
 }  // namespace
@@ -61,31 +85,76 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
 
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout) {
   StagedOperand operand = UsedInPlace(wanted, tensor);
-  if (operand.present && tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  if (!operand.present || tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  if (TransposedBatches(tensor->view, row_dims, &operand.batches)) {
+    StageWhole(tensor, &operand, layout);
+    operand.staging = StagedOperand::Staging::kWholeTransposed;
+    operand.row_elements = 1;
+    for (size_t d = tensor->view.dims.size() - row_dims; d < tensor->view.dims.size(); ++d) operand.row_elements *= tensor->view.dims[d];
+    return operand;
+  }
   return PlanWhole(wanted, tensor, layout);
 }
 
-int StagingThreads(int64_t elements, const kernels::KernelConfig &config) {
-  return elements >= kMinStagingElementsForThreads ? config.threads : 1;
+bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches) {
+  MatrixBatches found;
+  if (!view.AsMatrixBatches(row_dims, &found) || found.row_stride != 1) return false;
+  *batches = found;
+  return true;
 }
 
-const void *DenseInput(const StagedOperand &operand, char *workspace, int threads) {
+void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
+                   kernels::TransposeFar far, kernels::Isa isa) {
+  const MatrixBatches &batches = operand.batches;
+  char *const first_element = static_cast<char *>(operand.view.FirstElement());
+  const size_t element_size = aclDataTypeSize(operand.view.dtype);
+  const int64_t size = static_cast<int64_t>(element_size);
+  // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
+  for (int64_t m = row_begin; m < row_end;) {
+    const int64_t batch = m / batches.batch_rows, in_batch = m % batches.batch_rows;
+    const int64_t count = std::min(row_end - m, batches.batch_rows - in_batch);
+    char *const run = first_element + (batch * batches.batch_stride + in_batch) * size;
+    char *const dense_rows = static_cast<char *>(dense) + (m - row_begin) * cols * size;
+    if (far == kernels::TransposeFar::kSource) {
+      kernels::Transpose(run, batches.col_stride, cols, count, dense_rows, cols, element_size, far, isa);
+    } else {
+      kernels::Transpose(dense_rows, cols, count, cols, run, batches.col_stride, element_size, far, isa);
+    }
+    m += count;
+  }
+}
+
+StagingRun StagingFor(int64_t elements, const kernels::KernelConfig &config) {
+  return {elements >= kMinStagingElementsForThreads ? config.threads : 1, config.isa};
+}
+
+const void *DenseInput(const StagedOperand &operand, char *workspace, const StagingRun &run) {
   if (!operand.present || operand.MovedByRows()) return nullptr;
   if (operand.staging == StagedOperand::Staging::kDirect) return operand.view.FirstElement();
   void *dense = workspace + operand.workspace_offset;
-  GatherToDense(operand.view, dense, threads);
+  if (operand.staging == StagedOperand::Staging::kWholeTransposed) {
+    TransposeWhole(operand, dense, kernels::TransposeFar::kSource, run);
+  } else {
+    GatherToDense(operand.view, dense, run.threads);
+  }
   return dense;
 }
 
 void *DenseOutput(const StagedOperand &operand, char *workspace) {
   if (!operand.present || operand.MovedByRows()) return nullptr;
-  return operand.staging == StagedOperand::Staging::kWhole ? workspace + operand.workspace_offset : operand.view.FirstElement();
+  return operand.StagedWhole() ? workspace + operand.workspace_offset : operand.view.FirstElement();
 }
 
-void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads) {
-  if (operand.present && operand.staging == StagedOperand::Staging::kWhole) {
-    ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view, threads);
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, const StagingRun &run) {
+  if (!operand.present || !operand.StagedWhole()) return;
+  char *const dense = const_cast<char *>(workspace) + operand.workspace_offset;
+  if (operand.staging == StagedOperand::Staging::kWholeTransposed && kernel_dtype == operand.view.dtype) {
+    const int64_t bytes = operand.view.NumElements() * static_cast<int64_t>(aclDataTypeSize(kernel_dtype));
+    TransposeWhole(operand, dense,
+                   kernels::StreamsOutput(bytes) ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination, run);
+    return;
   }
+  ScatterFromDense(dense, kernel_dtype, operand.view, run.threads);
 }
 
 }  // namespace aclhost

@@ -8,24 +8,28 @@
 #include "aclnn/acl_meta.h"
 #include "kernels/common/element_type.h"
 #include "kernels/common/kernel_config.h"
+#include "kernels/common/transpose.h"
 #include "tensor/tensor.h"
 
 namespace aclhost {
 
 // kRows: moved in blocks of rows by the kernel itself (the backward's large operands);
 // kTransposedRows: the same, by transpositions, for a view whose rows are, batch by batch, the
-// columns of a row-major matrix (MatrixBatches with row_stride 1).
+// columns of a row-major matrix (TransposedBatches); kWholeTransposed: such a view copied whole
+// to the workspace and back, as kWhole, by transpositions.
 struct StagedOperand {
-  enum class Staging { kDirect, kWhole, kRows, kTransposedRows };
+  enum class Staging { kDirect, kWhole, kWholeTransposed, kRows, kTransposedRows };
 
   bool present = false;
   TensorView view;
   Staging staging = Staging::kDirect;
-  uint64_t workspace_offset = 0;  // kWhole
+  uint64_t workspace_offset = 0;  // kWhole, kWholeTransposed
   int64_t row_stride = 0;         // kDirect operands read by rows: elements from a row to the next
-  MatrixBatches batches;          // kTransposedRows
+  MatrixBatches batches;          // kTransposedRows, kWholeTransposed
+  int64_t row_elements = 0;       // kWholeTransposed: the elements of a row
 
   bool MovedByRows() const { return staging == Staging::kRows || staging == Staging::kTransposedRows; }
+  bool StagedWhole() const { return staging == Staging::kWhole || staging == Staging::kWholeTransposed; }
 };
 
 class WorkspaceLayout {
@@ -54,17 +58,33 @@ StagedOperand UsedInPlace(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense; else UsedInPlace.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
 // The tensor read or written in place, row by row, when its rows (the last row_dims dims) are
-// evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); else as PlanWhole.
+// evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); else copied whole, by
+// transpositions where its rows are (batches of) a matrix's columns (kWholeTransposed), else as
+// PlanWhole.
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout);
 
-// Threads for gathering and scattering staged copies: all the kernel may use for large problems,
-// one for small ones (their copies cost less than a thread team).
-int StagingThreads(int64_t elements, const kernels::KernelConfig &config);
+// Whether the view's rows (the last row_dims dims) are, batch by batch, the columns of a row-major
+// matrix (a transpose, or NCHW memory seen as [N, H*W, C]): MatrixBatches with row_stride 1.
+bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches);
+
+// Rows [row_begin, row_end) of a kTransposedRows or kWholeTransposed operand (cols elements each)
+// transposed between its view and `dense`, which holds those rows back to back, run by run within
+// a batch: into dense when far is kSource, out of it otherwise.
+void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
+                   kernels::TransposeFar far, kernels::Isa isa);
+
+// How a plan's run moves staged copies: threads, all the kernel may use for large problems and
+// one for small ones (their copies cost less than a thread team), and the transpositions' target.
+struct StagingRun {
+  int threads;
+  kernels::Isa isa;
+};
+StagingRun StagingFor(int64_t elements, const kernels::KernelConfig &config);
 
 // At run time: the dense pointer the kernel reads (gathering first when staged) or writes, and
 // the scatter of a staged output written in kernel_dtype. NULL for an absent operand.
-const void *DenseInput(const StagedOperand &operand, char *workspace, int threads);
+const void *DenseInput(const StagedOperand &operand, char *workspace, const StagingRun &run);
 void *DenseOutput(const StagedOperand &operand, char *workspace);
-void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, int threads);
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, const StagingRun &run);
 
 }  // namespace aclhost

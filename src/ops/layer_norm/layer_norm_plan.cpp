@@ -32,7 +32,7 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
 void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   if (plan.mode == LayerNormPlan::Mode::kNothing) return;
   char *workspace = static_cast<char *>(workspace_memory);
-  const int threads = StagingThreads(plan.rows * plan.cols, plan.kernel_config);
+  const StagingRun staging = StagingFor(plan.rows * plan.cols, plan.kernel_config);
   kernels::LayerNormArgs args;
   args.config = plan.kernel_config;
   args.rows = plan.rows;
@@ -44,9 +44,9 @@ void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   args.out_type = ElementTypeOf(plan.out.view.dtype);
   args.mean_type = ElementTypeOf(plan.mean.view.dtype);
   args.rstd_type = ElementTypeOf(plan.rstd.view.dtype);
-  args.input = DenseInput(plan.input, workspace, threads);
-  args.weight = DenseInput(plan.weight, workspace, threads);
-  args.bias = DenseInput(plan.bias, workspace, threads);
+  args.input = DenseInput(plan.input, workspace, staging);
+  args.weight = DenseInput(plan.weight, workspace, staging);
+  args.bias = DenseInput(plan.bias, workspace, staging);
   args.out = DenseOutput(plan.out, workspace);
   args.input_row_stride = plan.input.row_stride;
   args.out_row_stride = plan.out.row_stride;
@@ -55,7 +55,7 @@ void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormForward(args);
   for (const StagedOperand *output : {&plan.out, &plan.mean, &plan.rstd}) {
-    PublishOutput(*output, output->view.dtype, workspace, threads);
+    PublishOutput(*output, output->view.dtype, workspace, staging);
   }
 }
 

@@ -17,7 +17,7 @@ StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, ac
   if (!operand.present) return operand;
   const bool same_dtype = operand.view.dtype == kernel_dtype;
   if (same_dtype && tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
-  const bool transposed = same_dtype && tensor->view.AsMatrixBatches(row_dims, &operand.batches) && operand.batches.row_stride == 1;
+  const bool transposed = same_dtype && TransposedBatches(tensor->view, row_dims, &operand.batches);
   operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
   operand.view = tensor->view;  // the row movers walk its shape
   return operand;
@@ -41,34 +41,13 @@ struct RowMover {
   aclDataType dense_dtype;
   kernels::Isa isa;
   kernels::TransposeFar far_destination = kernels::TransposeFar::kDestination;
-
-  // move(row, dense_rows, count) for the runs of rows [row_begin, row_end) of a kTransposedRows
-  // operand that lie in one batch: row is the run's first element in the view, dense_rows its
-  // first row in `dense` (which holds rows [row_begin, row_end)).
-  template <typename Move>
-  void ForEachRunInABatch(int64_t row_begin, int64_t row_end, char *dense, Move move) const {
-    const MatrixBatches &batches = operand->batches;
-    char *const first_element = static_cast<char *>(operand->view.FirstElement());
-    const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(operand->view.dtype));
-    for (int64_t m = row_begin; m < row_end;) {
-      const int64_t batch = m / batches.batch_rows, in_batch = m % batches.batch_rows;
-      const int64_t count = std::min(row_end - m, batches.batch_rows - in_batch);
-      move(first_element + (batch * batches.batch_stride + in_batch) * element_size, dense + (m - row_begin) * cols * element_size,
-           count);
-      m += count;
-    }
-  }
 };
 
 void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
   const RowMover &mover = *static_cast<const RowMover *>(context);
   const StagedOperand &operand = *mover.operand;
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
-    mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](const char *row, char *dense_rows, int64_t count) {
-      kernels::Transpose(row, operand.batches.col_stride, mover.cols, count, dense_rows, mover.cols,
-                         aclDataTypeSize(operand.view.dtype), kernels::TransposeFar::kSource, mover.isa);
-    });
+    TransposeRows(operand, mover.cols, row_begin, row_end, dense, kernels::TransposeFar::kSource, mover.isa);
     return;
   }
   GatherRows(operand.view, mover.row_dims, row_begin, row_end, dense);
@@ -78,10 +57,7 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
   const RowMover &mover = *static_cast<const RowMover *>(context);
   const StagedOperand &operand = *mover.operand;
   if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    mover.ForEachRunInABatch(row_begin, row_end, static_cast<char *>(dense), [&](char *row, const char *dense_rows, int64_t count) {
-      kernels::Transpose(dense_rows, mover.cols, count, mover.cols, row, operand.batches.col_stride,
-                         aclDataTypeSize(operand.view.dtype), mover.far_destination, mover.isa);
-    });
+    TransposeRows(operand, mover.cols, row_begin, row_end, dense, mover.far_destination, mover.isa);
     return;
   }
   ScatterRows(dense, mover.dense_dtype, operand.view, mover.row_dims, row_begin, row_end);
@@ -143,7 +119,7 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
     case LayerNormBackwardPlan::Mode::kCompute: break;
   }
   const aclDataType data_dtype = plan.input.view.dtype;
-  const int threads = StagingThreads(plan.rows * plan.cols, plan.kernel_config);
+  const StagingRun staging = StagingFor(plan.rows * plan.cols, plan.kernel_config);
   kernels::LayerNormBackwardArgs args;
   args.config = plan.kernel_config;
   args.rows = plan.rows;
@@ -154,11 +130,11 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.weight_type = ElementTypeOf(plan.weight.view.dtype);
   args.grad_weight_type = ElementTypeOf(plan.grad_weight.view.dtype);
   args.grad_bias_type = ElementTypeOf(plan.grad_bias.view.dtype);
-  args.grad_out = DenseInput(plan.grad_out, workspace, threads);
-  args.input = DenseInput(plan.input, workspace, threads);
-  args.mean = DenseInput(plan.mean, workspace, threads);
-  args.rstd = DenseInput(plan.rstd, workspace, threads);
-  args.weight = DenseInput(plan.weight, workspace, threads);
+  args.grad_out = DenseInput(plan.grad_out, workspace, staging);
+  args.input = DenseInput(plan.input, workspace, staging);
+  args.mean = DenseInput(plan.mean, workspace, staging);
+  args.rstd = DenseInput(plan.rstd, workspace, staging);
+  args.weight = DenseInput(plan.weight, workspace, staging);
   args.grad_input = DenseOutput(plan.grad_input, workspace);
   args.grad_out_row_stride = plan.grad_out.row_stride;
   args.input_row_stride = plan.input.row_stride;
@@ -179,8 +155,8 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.staged_row_multiple = plan.staged_row_multiple;
   if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormBackward(args);
-  PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace, threads);
-  PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace, threads);
+  PublishOutput(plan.grad_weight, plan.grad_weight.view.dtype, workspace, staging);
+  PublishOutput(plan.grad_bias, plan.grad_bias.view.dtype, workspace, staging);
 }
 
 }  // namespace aclhost
