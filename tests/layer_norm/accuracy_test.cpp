@@ -345,6 +345,9 @@ TEST_F(ForwardTest, TransposedRowsGetTheBitsOfDenseRows) {
   for (const Shape &shape : {Shape{{300, 517}, ForwardCase::Rows::kTransposed, ACL_FLOAT},
                              Shape{{3, 100, 130}, ForwardCase::Rows::kChannelMajor, ACL_BF16},
                              Shape{{5, 611, 24}, ForwardCase::Rows::kChannelMajor, ACL_FLOAT16},
+                             // Narrower than a square: element by element within the transposition.
+                             Shape{{64, 3}, ForwardCase::Rows::kTransposed, ACL_FLOAT16},
+                             Shape{{2, 33, 17}, ForwardCase::Rows::kChannelMajor, ACL_BF16},
                              Shape{{2048, 1100}, ForwardCase::Rows::kTransposed, ACL_FLOAT}}) {
     ForwardCase c;
     c.dims = shape.dims;
