@@ -1,0 +1,149 @@
+// Heap allocations of a small call sequence, counted by replacing the global operator new in this
+// binary (the libraries allocate through it too): what docs/PERFORMANCE.md states (Design, "No
+// heap allocation in the kernels") as bounds, so that a change which adds allocations per call (a
+// plan copying views, a container built per call) fails here. Not in sanitizer builds, whose
+// runtime replaces operator new itself.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_layer_norm_backward.h"
+
+namespace {
+
+std::atomic<bool> counting{false};
+std::atomic<int64_t> allocations{0};
+
+void *Allocate(std::size_t size) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void *memory = std::malloc(size == 0 ? 1 : size)) return memory;
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void *operator new(std::size_t size) { return Allocate(size); }
+void *operator new[](std::size_t size) { return Allocate(size); }
+void operator delete(void *memory) noexcept { std::free(memory); }
+void operator delete[](void *memory) noexcept { std::free(memory); }
+void operator delete(void *memory, std::size_t) noexcept { std::free(memory); }
+void operator delete[](void *memory, std::size_t) noexcept { std::free(memory); }
+
+namespace {
+
+constexpr int kCalls = 20;
+
+// Allocations made while `step` runs.
+template <typename Step>
+int64_t Count(Step step) {
+  allocations = 0;
+  counting = true;
+  step();
+  counting = false;
+  return allocations.load();
+}
+
+class AllocationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS);
+    ASSERT_EQ(aclrtMalloc(&workspace_, kWorkspaceBytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  }
+  void TearDown() override {
+    for (aclTensor *tensor : tensors_) aclDestroyTensor(tensor);
+    for (void *memory : memory_) aclrtFree(memory);
+    aclrtFree(workspace_);
+    EXPECT_EQ(aclrtDestroyStream(stream_), ACL_SUCCESS);
+  }
+
+  // A dense FLOAT tensor of `dims`, filled with values that vary (never all zeros).
+  aclTensor *Tensor(std::vector<int64_t> dims) {
+    int64_t elements = 1;
+    for (const int64_t dim : dims) elements *= dim;
+    std::vector<int64_t> strides(dims.size(), 1);
+    for (size_t d = dims.size() - 1; d-- > 0;) strides[d] = strides[d + 1] * dims[d + 1];
+    void *memory = nullptr;
+    EXPECT_EQ(aclrtMalloc(&memory, static_cast<size_t>(elements) * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    for (int64_t i = 0; i < elements; ++i) static_cast<float *>(memory)[i] = 0.5f + static_cast<float>(i % 97) / 97.0f;
+    memory_.push_back(memory);
+    tensors_.push_back(aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, strides.data(), 0, ACL_FORMAT_ND, &elements, 1, memory));
+    return tensors_.back();
+  }
+
+  static constexpr uint64_t kWorkspaceBytes = uint64_t{1} << 20;
+  aclrtStream stream_ = nullptr;
+  void *workspace_ = nullptr;
+  std::vector<aclTensor *> tensors_;
+  std::vector<void *> memory_;
+};
+
+// kCalls call sequences after two that warm up (lazily built runtime state): phase 1
+// (plan(&size, &executor)) allocates at most 5 times a call: the executor, its plan, the executor
+// registry's entry (2) and the launch closure; phase 2 with the synchronisation (run(size,
+// executor)) once: the stream task sharing the plan.
+template <typename Plan, typename Run>
+void ExpectAllocationsPerCall(uint64_t workspace_bytes, Plan plan, Run run) {
+  int64_t phase1 = 0, phase2 = 0;
+  for (int call = 0; call < kCalls + 2; ++call) {
+    uint64_t size = 0;
+    aclOpExecutor *executor = nullptr;
+    const int64_t planned = Count([&] { plan(&size, &executor); });
+    ASSERT_LE(size, workspace_bytes);
+    const int64_t ran = Count([&] { run(size, executor); });
+    if (call >= 2) {
+      phase1 += planned;
+      phase2 += ran;
+    }
+  }
+  EXPECT_LE(phase1, 5 * kCalls) << "phase 1 allocations over " << kCalls << " calls";
+  EXPECT_LE(phase2, 1 * kCalls) << "phase 2 allocations over " << kCalls << " calls";
+}
+
+TEST_F(AllocationTest, SmallBackwardCallSequence) {
+  // (64, 256) FLOAT, every output: runs on the caller's thread.
+  aclTensor *grad_out = Tensor({64, 256}), *input = Tensor({64, 256}), *mean = Tensor({64, 1}), *rstd = Tensor({64, 1});
+  aclTensor *weight = Tensor({256}), *grad_input = Tensor({64, 256}), *grad_weight = Tensor({256}), *grad_bias = Tensor({256});
+  const int64_t normalized_dims[] = {256};
+  aclIntArray *normalized = aclCreateIntArray(normalized_dims, 1);
+  const bool mask_values[] = {true, true, true};
+  aclBoolArray *mask = aclCreateBoolArray(mask_values, 3);
+  ExpectAllocationsPerCall(
+      kWorkspaceBytes,
+      [&](uint64_t *size, aclOpExecutor **executor) {
+        ASSERT_EQ(aclnnLayerNormBackwardGetWorkspaceSize(grad_out, input, normalized, mean, rstd, weight, nullptr, mask,
+                                                         grad_input, grad_weight, grad_bias, size, executor),
+                  0);
+      },
+      [&](uint64_t size, aclOpExecutor *executor) {
+        ASSERT_EQ(aclnnLayerNormBackward(workspace_, size, executor, stream_), 0);
+        ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+      });
+  aclDestroyIntArray(normalized);
+  aclDestroyBoolArray(mask);
+}
+
+TEST_F(AllocationTest, SmallForwardCallSequence) {
+  // (64, 256) FLOAT with weight, bias, mean and rstd.
+  aclTensor *input = Tensor({64, 256}), *weight = Tensor({256}), *bias = Tensor({256}), *out = Tensor({64, 256});
+  aclTensor *mean = Tensor({64, 1}), *rstd = Tensor({64, 1});
+  const int64_t normalized_dims[] = {256};
+  aclIntArray *normalized = aclCreateIntArray(normalized_dims, 1);
+  ExpectAllocationsPerCall(
+      kWorkspaceBytes,
+      [&](uint64_t *size, aclOpExecutor **executor) {
+        ASSERT_EQ(aclnnLayerNormGetWorkspaceSize(input, normalized, weight, bias, 1e-5, out, mean, rstd, size, executor), 0);
+      },
+      [&](uint64_t size, aclOpExecutor *executor) {
+        ASSERT_EQ(aclnnLayerNorm(workspace_, size, executor, stream_), 0);
+        ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+      });
+  aclDestroyIntArray(normalized);
+}
+
+}  // namespace
