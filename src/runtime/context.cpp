@@ -99,7 +99,7 @@ void ReleaseDeviceContext(std::unique_lock<std::mutex> &lock) {
   lock.lock();
 }
 
-aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller, Dispatch dispatch) {
+aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller) {
   std::shared_ptr<Stream> stream;
   {
     std::lock_guard<std::mutex> lock(GetRuntimeState().mutex);
@@ -107,11 +107,22 @@ aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller
     if (status != ACL_SUCCESS) return status;
   }
   try {
-    stream->Enqueue(std::move(task), dispatch);
+    stream->Enqueue(std::move(task));
   } catch (const std::bad_alloc &) {
     ReportError(ErrorKind::kRuntime, "%s: out of memory queueing work on stream %p", caller, handle);
     return ACL_ERROR_RT_MEMORY_ALLOCATION;
   }
+  return ACL_SUCCESS;
+}
+
+aclError RunOnStreamIfIdle(aclrtStream handle, InlineTask task, void *context, const char *caller, bool *ran) {
+  std::shared_ptr<Stream> stream;
+  {
+    std::lock_guard<std::mutex> lock(GetRuntimeState().mutex);
+    const aclError status = LookUpStream(handle, caller, &stream);
+    if (status != ACL_SUCCESS) return status;
+  }
+  *ran = stream->RunIfIdle(task, context);
   return ACL_SUCCESS;
 }
 

@@ -21,50 +21,49 @@ Stream::~Stream() {
   worker_.join();
 }
 
-void Stream::Enqueue(StreamTask task, Dispatch dispatch) {
+void Stream::Enqueue(StreamTask task) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (dispatch == Dispatch::kInlineWhenIdle && queue_.empty() && !busy_) {
-    ++enqueued_;
-    busy_ = true;
-    lock.unlock();
-    Execute(task);
-    return;
-  }
   queue_.push_back(std::move(task));  // may throw; counted only once it is in
   ++enqueued_;
   lock.unlock();
   work_ready_.notify_one();
 }
 
-namespace {
-
-// A task that throws fails like one that returns an error: the worker survives, the stream goes on.
-aclError RunGuarded(StreamTask &task) {
+template <typename Run>
+aclError Stream::RunCollectingMessages(Run &run, std::string *messages) {
+  // The task's messages belong to the stream (re-reported by the synchronisation that returns
+  // its failure), not to whichever thread ran it.
+  const PendingErrorsSetAside caller_messages;
+  aclError result;
+  // A task that throws fails like one that returns an error: the worker survives, the stream goes on.
   try {
-    return task();
+    result = run();
   } catch (const std::bad_alloc &) {
     ReportError(ErrorKind::kRuntime, "queued work ran out of memory");
-    return ACL_ERROR_RT_MEMORY_ALLOCATION;
+    result = ACL_ERROR_RT_MEMORY_ALLOCATION;
   } catch (const std::exception &error) {
     ReportError(ErrorKind::kInternal, "queued work failed: %s", error.what());
-    return ACL_ERROR_RT_INTERNAL_ERROR;
+    result = ACL_ERROR_RT_INTERNAL_ERROR;
   }
+  *messages = TakePendingErrors();
+  return result;
 }
 
-}  // namespace
-
-void Stream::Execute(StreamTask &task) {
-  aclError result;
-  std::string messages;
+bool Stream::RunIfIdle(InlineTask task, void *context) {
   {
-    // The task's messages belong to the stream (re-reported by the synchronisation that returns
-    // its failure), not to whichever thread ran it.
-    const PendingErrorsSetAside caller_messages;
-    result = RunGuarded(task);
-    messages = TakePendingErrors();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!queue_.empty() || busy_) return false;
+    ++enqueued_;
+    busy_ = true;
   }
-  if (result == ACL_SUCCESS) messages.clear();
-  task = nullptr;  // release what the task captured before reporting completion
+  auto run = [task, context] { return task(context); };
+  std::string messages;
+  const aclError result = RunCollectingMessages(run, &messages);
+  Complete(result, std::move(messages));
+  return true;
+}
+
+void Stream::Complete(aclError result, std::string messages) {
   bool wake_synchronizers, wake_worker;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -87,7 +86,10 @@ void Stream::RunFront(std::unique_lock<std::mutex> &lock) {
   queue_.pop_front();
   busy_ = true;
   lock.unlock();
-  Execute(task);
+  std::string messages;
+  const aclError result = RunCollectingMessages(task, &messages);
+  task = nullptr;  // release what the task captured before reporting completion
+  Complete(result, std::move(messages));
   lock.lock();
 }
 

@@ -19,10 +19,8 @@ namespace aclhost {
 // returned by the next synchronisation of its stream.
 using StreamTask = std::function<aclError()>;
 
-// kInlineWhenIdle: the task is small enough that handing it to the worker would cost more than
-// running it; when the stream has nothing queued or running, it runs at once on the caller's
-// thread (the order of the stream is the same either way).
-enum class Dispatch { kQueued, kInlineWhenIdle };
+// Work run at once on the caller's thread (RunIfIdle), by reference: nothing is copied.
+using InlineTask = aclError (*)(void *context);
 
 class Stream {
  public:
@@ -31,7 +29,12 @@ class Stream {
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
 
-  void Enqueue(StreamTask task, Dispatch dispatch = Dispatch::kQueued);
+  void Enqueue(StreamTask task);
+  // Runs task(context) at once on the calling thread when nothing is queued or running (the
+  // stream's order is the same as if it had been queued) and returns true; else runs nothing and
+  // returns false. For work smaller than a hand-off to the worker: it also spares the queued
+  // task's copy (a heap allocation).
+  bool RunIfIdle(InlineTask task, void *context);
   // Waits for every task enqueued before the call; returns (and clears) the first failure since
   // the previous synchronisation, re-reporting its messages on the calling thread.
   aclError Synchronize();
@@ -40,8 +43,12 @@ class Stream {
   void RunWorker();
   // Takes the front task and runs it (lock held on entry and on return, released meanwhile).
   void RunFront(std::unique_lock<std::mutex> &lock);
-  // Runs task and records its outcome; called with the lock released and busy_ set.
-  void Execute(StreamTask &task);
+  // Runs run() (an aclError) guarded, with the messages it reports set aside for the stream;
+  // called with the lock released and busy_ set.
+  template <typename Run>
+  static aclError RunCollectingMessages(Run &run, std::string *messages);
+  // Records a task's outcome and that it completed; called with the lock released.
+  void Complete(aclError result, std::string messages);
 
   std::mutex mutex_;
   std::condition_variable work_ready_;
@@ -59,7 +66,8 @@ class Stream {
 
 // Enqueues task on stream (NULL = the default stream). Fails, with a message naming caller, when
 // the runtime is not initialised, no device is active, or stream is not a live stream.
-ACLHOST_EXPORT aclError EnqueueOnStream(aclrtStream stream, StreamTask task, const char *caller,
-                                        Dispatch dispatch = Dispatch::kQueued);
+ACLHOST_EXPORT aclError EnqueueOnStream(aclrtStream stream, StreamTask task, const char *caller);
+// Stream::RunIfIdle on stream: *ran tells whether task ran; the failures as EnqueueOnStream's.
+ACLHOST_EXPORT aclError RunOnStreamIfIdle(aclrtStream stream, InlineTask task, void *context, const char *caller, bool *ran);
 
 }  // namespace aclhost
