@@ -29,7 +29,9 @@ int64_t TransposedBlockRows(int64_t cols, size_t element_size) {
 
 // The whole operand transposed between its view and dense (all its rows), block by block.
 void TransposeWhole(const StagedOperand &operand, void *dense, kernels::TransposeFar far, const StagingRun &run) {
-  const int64_t cols = operand.row_elements, rows = operand.view.NumElements() / cols;
+  const int64_t cols = operand.row_elements;
+  if (cols == 0) return;  // no elements (the plans stage none then)
+  const int64_t rows = operand.view.NumElements() / cols;
   const size_t element_size = aclDataTypeSize(operand.view.dtype);
   const int64_t block_rows = TransposedBlockRows(cols, element_size);
   ParallelFor((rows + block_rows - 1) / block_rows, run.threads, [&](int64_t block, int) {
@@ -145,9 +147,9 @@ void *DenseOutput(const StagedOperand &operand, char *workspace) {
   return operand.StagedWhole() ? workspace + operand.workspace_offset : operand.view.FirstElement();
 }
 
-void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, const StagingRun &run) {
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, char *workspace, const StagingRun &run) {
   if (!operand.present || !operand.StagedWhole()) return;
-  char *const dense = const_cast<char *>(workspace) + operand.workspace_offset;
+  char *const dense = workspace + operand.workspace_offset;
   if (operand.staging == StagedOperand::Staging::kWholeTransposed && kernel_dtype == operand.view.dtype) {
     const int64_t bytes = operand.view.NumElements() * static_cast<int64_t>(aclDataTypeSize(kernel_dtype));
     TransposeWhole(operand, dense,

@@ -85,6 +85,6 @@ StagingRun StagingFor(int64_t elements, const kernels::KernelConfig &config);
 // the scatter of a staged output written in kernel_dtype. NULL for an absent operand.
 const void *DenseInput(const StagedOperand &operand, char *workspace, const StagingRun &run);
 void *DenseOutput(const StagedOperand &operand, char *workspace);
-void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, const char *workspace, const StagingRun &run);
+void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, char *workspace, const StagingRun &run);
 
 }  // namespace aclhost
