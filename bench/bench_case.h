@@ -1,14 +1,18 @@
 // What both operator benchmarks share: timing a case against a bandwidth reference measured next
-// to it, the workspace their calls grow, and the dtypes' short names.
+// to it, the workspace their calls grow, their operands' layouts, and the dtypes' short names.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "acl/acl.h"
+#include "dtype_codec.h"
 #include "stream_bandwidth.h"
 
 namespace aclhost {
@@ -63,6 +67,73 @@ class GrowingWorkspace {
  private:
   void *memory_ = nullptr;
   uint64_t size_ = 0;
+};
+
+// How a benchmark lays out its row operands: dense, rows padded by 64 elements, or the last two
+// dims stored swapped (a transposed view; with a leading batch dim, NCHW memory as [N, H*W, C]).
+enum class Layout { kContiguous, kPaddedRows, kTransposed };
+
+// Device tensors a benchmark makes and frees, their values placed through the layout's strides.
+class DeviceTensors {
+ public:
+  DeviceTensors() = default;
+  DeviceTensors(const DeviceTensors &) = delete;
+  DeviceTensors &operator=(const DeviceTensors &) = delete;
+  ~DeviceTensors() {
+    for (auto &tensor : owned_) {
+      aclDestroyTensor(tensor.first);
+      aclrtFree(tensor.second);
+    }
+  }
+
+  // A tensor of dims in layout holding values (in row-major order of dims), touched outside the
+  // timing.
+  aclTensor *Make(const std::vector<int64_t> &dims, aclDataType dtype, Layout layout, const std::vector<double> &values) {
+    std::vector<int64_t> strides(dims.size(), 1);
+    int64_t storage = 1;
+    const size_t rank = dims.size();
+    if (layout == Layout::kTransposed && rank >= 2) {
+      // The last two dims stored swapped: the view walks the buffer column by column.
+      strides[rank - 2] = 1;
+      strides[rank - 1] = dims[rank - 2];
+      int64_t running = dims[rank - 2] * dims[rank - 1];
+      for (size_t d = rank - 2; d-- > 0;) {
+        strides[d] = running;
+        running *= dims[d];
+      }
+      storage = running;
+    } else {
+      const int64_t pad = layout == Layout::kPaddedRows ? 64 : 0;
+      int64_t running = 1;
+      for (size_t d = rank; d-- > 0;) {
+        strides[d] = running;
+        running *= dims[d] + (d + 1 == rank ? pad : 0);
+      }
+      storage = running;
+    }
+    void *memory = nullptr;
+    const size_t bytes = static_cast<size_t>(storage) * aclDataTypeSize(dtype);
+    aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    std::memset(memory, 0, bytes);  // first touch outside the timing
+    aclTensor *tensor = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, &storage, 1, memory);
+    // Values through a dense staging copy; the layout only matters to the operator.
+    std::vector<uint8_t> dense = aclhost::testing::Encode(dtype, values);
+    const size_t size = aclDataTypeSize(dtype);
+    std::vector<int64_t> index(rank, 0);
+    for (size_t linear = 0; linear < values.size(); ++linear) {
+      int64_t position = 0;
+      for (size_t d = 0; d < rank; ++d) position += index[d] * strides[d];
+      std::memcpy(static_cast<char *>(memory) + position * static_cast<int64_t>(size), dense.data() + linear * size, size);
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+    owned_.emplace_back(tensor, memory);
+    return tensor;
+  }
+ private:
+  std::vector<std::pair<aclTensor *, void *>> owned_;
 };
 
 inline const char *DtypeName(aclDataType dtype) { return dtype == ACL_FLOAT ? "fp32" : dtype == ACL_FLOAT16 ? "fp16" : "bf16"; }

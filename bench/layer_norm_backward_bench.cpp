@@ -6,7 +6,6 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -14,7 +13,6 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
-#include "dtype_codec.h"
 #include "kernels/common/kernel_config.h"
 #include "bench_case.h"
 #include "stream_bandwidth.h"
@@ -23,7 +21,7 @@ namespace {
 
 int g_threads = 1;
 
-enum class Layout { kContiguous, kPaddedRows, kTransposed };
+using aclhost::bench::Layout;
 
 struct Problem {
   std::vector<int64_t> dims;
@@ -49,14 +47,14 @@ class Fixture {
       return out;
     };
     const size_t elements = static_cast<size_t>(rows_ * cols_);
-    grad_out_ = Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.0));
-    input_ = Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.5));
-    grad_input_ = Make(problem.dims, problem.dtype, problem.layout, std::vector<double>(elements, 0.0));
-    mean_ = Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows_), 0.5));
-    rstd_ = Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows_), 1.0));
-    weight_ = Make(normalized_, problem.dtype, Layout::kContiguous, values(static_cast<size_t>(cols_), 1.0));
-    grad_weight_ = Make(normalized_, problem.dtype, Layout::kContiguous, std::vector<double>(static_cast<size_t>(cols_), 0.0));
-    grad_bias_ = Make(normalized_, problem.dtype, Layout::kContiguous, std::vector<double>(static_cast<size_t>(cols_), 0.0));
+    grad_out_ = tensors_.Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.0));
+    input_ = tensors_.Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.5));
+    grad_input_ = tensors_.Make(problem.dims, problem.dtype, problem.layout, std::vector<double>(elements, 0.0));
+    mean_ = tensors_.Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows_), 0.5));
+    rstd_ = tensors_.Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows_), 1.0));
+    weight_ = tensors_.Make(normalized_, problem.dtype, Layout::kContiguous, values(static_cast<size_t>(cols_), 1.0));
+    grad_weight_ = tensors_.Make(normalized_, problem.dtype, Layout::kContiguous, std::vector<double>(static_cast<size_t>(cols_), 0.0));
+    grad_bias_ = tensors_.Make(normalized_, problem.dtype, Layout::kContiguous, std::vector<double>(static_cast<size_t>(cols_), 0.0));
     norm_ = aclCreateIntArray(normalized_.data(), normalized_.size());
     const bool mask[3] = {true, true, true};
     mask_ = aclCreateBoolArray(mask, 3);
@@ -66,8 +64,6 @@ class Fixture {
 
   ~Fixture() {
     aclrtSynchronizeStream(stream_);
-    for (auto &tensor : tensors_) aclDestroyTensor(tensor.first);
-    for (auto &tensor : tensors_) aclrtFree(tensor.second);
     aclDestroyIntArray(norm_);
     aclDestroyBoolArray(mask_);
     aclrtDestroyStream(stream_);
@@ -87,54 +83,9 @@ class Fixture {
   double effective_bytes() const { return effective_bytes_; }
 
  private:
-  aclTensor *Make(const std::vector<int64_t> &dims, aclDataType dtype, Layout layout, const std::vector<double> &values) {
-    std::vector<int64_t> strides(dims.size(), 1);
-    int64_t storage = 1;
-    const size_t rank = dims.size();
-    if (layout == Layout::kTransposed && rank >= 2) {
-      // The last two dims stored swapped: the view walks the buffer column by column.
-      strides[rank - 2] = 1;
-      strides[rank - 1] = dims[rank - 2];
-      int64_t running = dims[rank - 2] * dims[rank - 1];
-      for (size_t d = rank - 2; d-- > 0;) {
-        strides[d] = running;
-        running *= dims[d];
-      }
-      storage = running;
-    } else {
-      const int64_t pad = layout == Layout::kPaddedRows ? 64 : 0;
-      int64_t running = 1;
-      for (size_t d = rank; d-- > 0;) {
-        strides[d] = running;
-        running *= dims[d] + (d + 1 == rank ? pad : 0);
-      }
-      storage = running;
-    }
-    void *memory = nullptr;
-    const size_t bytes = static_cast<size_t>(storage) * aclDataTypeSize(dtype);
-    aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
-    std::memset(memory, 0, bytes);  // first touch outside the timing
-    aclTensor *tensor = aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, ACL_FORMAT_ND, &storage, 1, memory);
-    // Values through a dense staging copy; the layout only matters to the operator.
-    std::vector<uint8_t> dense = aclhost::testing::Encode(dtype, values);
-    const size_t size = aclDataTypeSize(dtype);
-    std::vector<int64_t> index(rank, 0);
-    for (size_t linear = 0; linear < values.size(); ++linear) {
-      int64_t position = 0;
-      for (size_t d = 0; d < rank; ++d) position += index[d] * strides[d];
-      std::memcpy(static_cast<char *>(memory) + position * static_cast<int64_t>(size), dense.data() + linear * size, size);
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < dims[d]) break;
-        index[d] = 0;
-      }
-    }
-    tensors_.emplace_back(tensor, memory);
-    return tensor;
-  }
-
   int64_t rows_ = 1, cols_ = 1;
   std::vector<int64_t> normalized_;
-  std::vector<std::pair<aclTensor *, void *>> tensors_;
+  aclhost::bench::DeviceTensors tensors_;
   aclTensor *grad_out_, *input_, *grad_input_, *mean_, *rstd_, *weight_, *grad_weight_, *grad_bias_;
   aclIntArray *norm_ = nullptr;
   aclBoolArray *mask_ = nullptr;

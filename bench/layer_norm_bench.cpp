@@ -6,14 +6,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm.h"
-#include "dtype_codec.h"
 #include "kernels/common/kernel_config.h"
 #include "bench_case.h"
 #include "stream_bandwidth.h"
@@ -22,18 +20,22 @@ namespace {
 
 int g_threads = 1;
 
+using aclhost::bench::Layout;
+
 struct Problem {
   std::vector<int64_t> dims;  // normalized over the last dim
   aclDataType dtype;
+  Layout layout = Layout::kContiguous;  // input's and out's
 };
 
-// Dense device tensors for one problem (weight and bias in the input's dtype, FLOAT statistics),
-// reused by every iteration.
+// Device tensors for one problem (weight and bias in the input's dtype, FLOAT statistics), reused
+// by every iteration.
 class Fixture {
  public:
   explicit Fixture(const Problem &problem) {
     const int64_t cols = problem.dims.back();
-    const int64_t rows = problem.dims[0];
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < problem.dims.size(); ++d) rows *= problem.dims[d];
     std::mt19937_64 random(7);
     std::normal_distribution<double> normal;
     auto values = [&](size_t count, double shift) {
@@ -42,12 +44,14 @@ class Fixture {
       return out;
     };
     const size_t elements = static_cast<size_t>(rows * cols);
-    input_ = Make(problem.dims, problem.dtype, values(elements, 0.5));
-    out_ = Make(problem.dims, problem.dtype, std::vector<double>(elements, 0.0));
-    weight_ = Make({cols}, problem.dtype, values(static_cast<size_t>(cols), 1.0));
-    bias_ = Make({cols}, problem.dtype, values(static_cast<size_t>(cols), 0.0));
-    mean_ = Make({rows, 1}, ACL_FLOAT, std::vector<double>(static_cast<size_t>(rows), 0.0));
-    rstd_ = Make({rows, 1}, ACL_FLOAT, std::vector<double>(static_cast<size_t>(rows), 0.0));
+    std::vector<int64_t> stats = problem.dims;
+    stats.back() = 1;
+    input_ = tensors_.Make(problem.dims, problem.dtype, problem.layout, values(elements, 0.5));
+    out_ = tensors_.Make(problem.dims, problem.dtype, problem.layout, std::vector<double>(elements, 0.0));
+    weight_ = tensors_.Make({cols}, problem.dtype, Layout::kContiguous, values(static_cast<size_t>(cols), 1.0));
+    bias_ = tensors_.Make({cols}, problem.dtype, Layout::kContiguous, values(static_cast<size_t>(cols), 0.0));
+    mean_ = tensors_.Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows), 0.0));
+    rstd_ = tensors_.Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows), 0.0));
     norm_ = aclCreateIntArray(&cols, 1);
     aclrtCreateStream(&stream_);
     effective_bytes_ = 2.0 * static_cast<double>(elements) * static_cast<double>(aclDataTypeSize(problem.dtype));
@@ -55,10 +59,6 @@ class Fixture {
 
   ~Fixture() {
     aclrtSynchronizeStream(stream_);
-    for (auto &tensor : tensors_) {
-      aclDestroyTensor(tensor.first);
-      aclrtFree(tensor.second);
-    }
     aclDestroyIntArray(norm_);
     aclrtDestroyStream(stream_);
   }
@@ -75,18 +75,7 @@ class Fixture {
   double effective_bytes() const { return effective_bytes_; }
 
  private:
-  aclTensor *Make(std::vector<int64_t> dims, aclDataType dtype, const std::vector<double> &values) {
-    const std::vector<uint8_t> bytes = aclhost::testing::Encode(dtype, values);
-    void *memory = nullptr;
-    aclrtMalloc(&memory, bytes.size(), ACL_MEM_MALLOC_HUGE_FIRST);
-    std::memcpy(memory, bytes.data(), bytes.size());  // first touch outside the timing
-    const int64_t storage = static_cast<int64_t>(values.size());
-    aclTensor *tensor = aclCreateTensor(dims.data(), dims.size(), dtype, nullptr, 0, ACL_FORMAT_ND, &storage, 1, memory);
-    tensors_.emplace_back(tensor, memory);
-    return tensor;
-  }
-
-  std::vector<std::pair<aclTensor *, void *>> tensors_;
+  aclhost::bench::DeviceTensors tensors_;
   aclTensor *input_, *out_, *weight_, *bias_, *mean_, *rstd_;
   aclIntArray *norm_ = nullptr;
   aclrtStream stream_ = nullptr;
@@ -98,6 +87,13 @@ void RunProblem(benchmark::State &state, Problem problem) {
   Fixture fixture(problem);
   aclhost::bench::TimeAgainst(state, "copy", &aclhost::bench::MeasureCopy, g_threads, fixture.effective_bytes(),
                               [&] { return fixture.Call(); });
+}
+
+void Register(const Problem &problem) {
+  std::string name = std::string("LayerNorm/") + aclhost::bench::DtypeName(problem.dtype) + "/";
+  for (size_t d = 0; d < problem.dims.size(); ++d) name += (d ? "x" : "") + std::to_string(problem.dims[d]);
+  if (problem.layout == Layout::kTransposed) name += "/transposed";
+  benchmark::RegisterBenchmark(name.c_str(), RunProblem, problem)->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace
@@ -113,14 +109,13 @@ int main(int argc, char **argv) {
   const std::vector<std::vector<int64_t>> shapes = {{8192, 768},  {4096, 4096},  {32768, 1024},
                                                     {262144, 128}, {1024, 32768}, {16384, 5120}};
   for (const aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
-    for (const auto &shape : shapes) {
-      const std::string name = std::string("LayerNorm/") + aclhost::bench::DtypeName(dtype) + "/" + std::to_string(shape[0]) + "x" +
-                               std::to_string(shape[1]);
-      benchmark::RegisterBenchmark(name.c_str(), RunProblem, Problem{shape, dtype})
-          ->UseRealTime()
-          ->Unit(benchmark::kMicrosecond);
-    }
+    for (const auto &shape : shapes) Register({shape, dtype});
   }
+  // Transposed views, and LayerNorm over the channels of NCHW memory seen as [N, H*W, C].
+  Register({{8192, 768}, ACL_FLOAT, Layout::kTransposed});
+  Register({{4096, 4096}, ACL_BF16, Layout::kTransposed});
+  Register({{32, 3136, 128}, ACL_FLOAT});
+  Register({{32, 3136, 128}, ACL_FLOAT, Layout::kTransposed});
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   aclrtResetDevice(0);
