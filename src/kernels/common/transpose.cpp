@@ -146,14 +146,22 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
       }
     }
   };
+  // The square whose source corner is (r, c).
+  auto square = [&](int64_t r, int64_t c) HWY_ATTR __attribute__((always_inline)) {
+    TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+  };
   if (cols <= rows) {
     // Strips of kSide source rows (destination columns).
     for (int64_t r = 0; r < whole_rows; r += kSide) {
       const int64_t ahead = r + kAhead * kSide;
       if (ahead + kSide <= rows) {
-        fetch_source ? fetch_rows(src + ahead * src_stride, src_stride, kSide, cols) : fetch_rows(dst + ahead, dst_stride, cols, kSide);
+        if (fetch_source) {
+          fetch_rows(src + ahead * src_stride, src_stride, kSide, cols);
+        } else {
+          fetch_rows(dst + ahead, dst_stride, cols, kSide);
+        }
       }
-      for (int64_t c = 0; c < whole_cols; c += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+      for (int64_t c = 0; c < whole_cols; c += kSide) square(r, c);
     }
   } else {
     // Strips of kSide source columns (destination rows). Streamed: pairs of squares, each a whole
@@ -166,16 +174,20 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
         for (; r + 2 * kSide <= whole_rows; r += 2 * kSide) {
           TransposeSquarePairStreamed(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
         }
-        if (r < whole_rows) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+        if (r < whole_rows) square(r, c);
       }
       hwy::FlushStream();  // make the non-temporal stores visible
     } else {
       for (int64_t c = 0; c < whole_cols; c += kSide) {
         const int64_t ahead = c + kAhead * kSide;
         if (ahead + kSide <= cols) {
-          fetch_source ? fetch_rows(src + ahead, src_stride, rows, kSide) : fetch_rows(dst + ahead * dst_stride, dst_stride, kSide, rows);
+          if (fetch_source) {
+            fetch_rows(src + ahead, src_stride, rows, kSide);
+          } else {
+            fetch_rows(dst + ahead * dst_stride, dst_stride, kSide, rows);
+          }
         }
-        for (int64_t r = 0; r < whole_rows; r += kSide) TransposeSquare(src + r * src_stride + c, src_stride, dst + c * dst_stride + r, dst_stride);
+        for (int64_t r = 0; r < whole_rows; r += kSide) square(r, c);
       }
     }
   }

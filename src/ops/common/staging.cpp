@@ -91,8 +91,9 @@ StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_d
   if (TransposedBatches(tensor->view, row_dims, &operand.batches)) {
     StageWhole(tensor, &operand, layout);
     operand.staging = StagedOperand::Staging::kWholeTransposed;
+    const std::vector<int64_t> &dims = tensor->view.dims;
     operand.row_elements = 1;
-    for (size_t d = tensor->view.dims.size() - row_dims; d < tensor->view.dims.size(); ++d) operand.row_elements *= tensor->view.dims[d];
+    for (size_t d = dims.size() - row_dims; d < dims.size(); ++d) operand.row_elements *= dims[d];
     return operand;
   }
   return PlanWhole(wanted, tensor, layout);
@@ -152,8 +153,8 @@ void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, char 
   char *const dense = workspace + operand.workspace_offset;
   if (operand.staging == StagedOperand::Staging::kWholeTransposed && kernel_dtype == operand.view.dtype) {
     const int64_t bytes = operand.view.NumElements() * static_cast<int64_t>(aclDataTypeSize(kernel_dtype));
-    TransposeWhole(operand, dense,
-                   kernels::StreamsOutput(bytes) ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination, run);
+    const bool stream = kernels::StreamsOutput(bytes);
+    TransposeWhole(operand, dense, stream ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination, run);
     return;
   }
   ScatterFromDense(dense, kernel_dtype, operand.view, run.threads);
