@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "common/parallel_for.h"
 #include "tensor/view_copy.h"
 
 namespace aclhost {
@@ -16,29 +15,6 @@ void StageWhole(const aclTensor *tensor, StagedOperand *operand, WorkspaceLayout
   operand->view = tensor->view;  // the gather and the scatter walk its shape
   operand->staging = StagedOperand::Staging::kWhole;
   operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(operand->view.dtype));
-}
-
-// A whole transposed copy moves in blocks of about 256 KiB of rows (the backward's tile size), a
-// whole number of cache lines per column: each block one task, its columns read or written in
-// runs that long.
-int64_t TransposedBlockRows(int64_t cols, size_t element_size) {
-  const int64_t line_rows = 64 / static_cast<int64_t>(element_size);
-  const int64_t by_size = (int64_t{256} << 10) / (cols * static_cast<int64_t>(element_size));
-  return std::max(line_rows, by_size / line_rows * line_rows);
-}
-
-// The whole operand transposed between its view and dense (all its rows), block by block.
-void TransposeWhole(const StagedOperand &operand, void *dense, kernels::TransposeFar far, const StagingRun &run) {
-  const int64_t cols = operand.row_elements;
-  if (cols == 0) return;  // no elements (the plans stage none then)
-  const int64_t rows = operand.view.NumElements() / cols;
-  const size_t element_size = aclDataTypeSize(operand.view.dtype);
-  const int64_t block_rows = TransposedBlockRows(cols, element_size);
-  ParallelFor((rows + block_rows - 1) / block_rows, run.threads, [&](int64_t block, int) {
-    const int64_t begin = block * block_rows, end = std::min(rows, begin + block_rows);
-    TransposeRows(operand, cols, begin, end, static_cast<char *>(dense) + begin * cols * static_cast<int64_t>(element_size), far,
-                  run.isa);
-  });
 }
 
 }  // namespace
@@ -89,14 +65,17 @@ StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_d
   StagedOperand operand = UsedInPlace(wanted, tensor);
   if (!operand.present || tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
   if (TransposedBatches(tensor->view, row_dims, &operand.batches)) {
-    StageWhole(tensor, &operand, layout);
-    operand.staging = StagedOperand::Staging::kWholeTransposed;
-    const std::vector<int64_t> &dims = tensor->view.dims;
-    operand.row_elements = 1;
-    for (size_t d = dims.size() - row_dims; d < dims.size(); ++d) operand.row_elements *= dims[d];
+    operand.staging = StagedOperand::Staging::kTransposedRows;
+    operand.view = tensor->view;  // TransposeRows walks its batches
     return operand;
   }
   return PlanWhole(wanted, tensor, layout);
+}
+
+int64_t TransposedBlockRows(int64_t row_bytes) {
+  constexpr int64_t kLineRows = 32;  // a cache line of a 16-bit column, two of a FLOAT one
+  const int64_t by_size = (int64_t{256} << 10) / row_bytes;
+  return std::max(kLineRows, by_size / kLineRows * kLineRows);
 }
 
 bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches) {
@@ -135,29 +114,19 @@ const void *DenseInput(const StagedOperand &operand, char *workspace, const Stag
   if (!operand.present || operand.MovedByRows()) return nullptr;
   if (operand.staging == StagedOperand::Staging::kDirect) return operand.view.FirstElement();
   void *dense = workspace + operand.workspace_offset;
-  if (operand.staging == StagedOperand::Staging::kWholeTransposed) {
-    TransposeWhole(operand, dense, kernels::TransposeFar::kSource, run);
-  } else {
-    GatherToDense(operand.view, dense, run.threads);
-  }
+  GatherToDense(operand.view, dense, run.threads);
   return dense;
 }
 
 void *DenseOutput(const StagedOperand &operand, char *workspace) {
   if (!operand.present || operand.MovedByRows()) return nullptr;
-  return operand.StagedWhole() ? workspace + operand.workspace_offset : operand.view.FirstElement();
+  return operand.staging == StagedOperand::Staging::kWhole ? workspace + operand.workspace_offset : operand.view.FirstElement();
 }
 
 void PublishOutput(const StagedOperand &operand, aclDataType kernel_dtype, char *workspace, const StagingRun &run) {
-  if (!operand.present || !operand.StagedWhole()) return;
-  char *const dense = workspace + operand.workspace_offset;
-  if (operand.staging == StagedOperand::Staging::kWholeTransposed && kernel_dtype == operand.view.dtype) {
-    const int64_t bytes = operand.view.NumElements() * static_cast<int64_t>(aclDataTypeSize(kernel_dtype));
-    const bool stream = kernels::StreamsOutput(bytes);
-    TransposeWhole(operand, dense, stream ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination, run);
-    return;
+  if (operand.present && operand.staging == StagedOperand::Staging::kWhole) {
+    ScatterFromDense(workspace + operand.workspace_offset, kernel_dtype, operand.view, run.threads);
   }
-  ScatterFromDense(dense, kernel_dtype, operand.view, run.threads);
 }
 
 }  // namespace aclhost

@@ -14,22 +14,20 @@
 namespace aclhost {
 
 // kRows: moved in blocks of rows by the kernel itself (the backward's large operands);
-// kTransposedRows: the same, by transpositions, for a view whose rows are, batch by batch, the
-// columns of a row-major matrix (TransposedBatches); kWholeTransposed: such a view copied whole
-// to the workspace and back, as kWhole, by transpositions.
+// kTransposedRows: the same, by transpositions (TransposeRows), for a view whose rows are, batch
+// by batch, the columns of a row-major matrix (TransposedBatches): by the backward's kernel or,
+// for the forward, by its plan block by block.
 struct StagedOperand {
-  enum class Staging { kDirect, kWhole, kWholeTransposed, kRows, kTransposedRows };
+  enum class Staging { kDirect, kWhole, kRows, kTransposedRows };
 
   bool present = false;
   TensorView view;
   Staging staging = Staging::kDirect;
-  uint64_t workspace_offset = 0;  // kWhole, kWholeTransposed
+  uint64_t workspace_offset = 0;  // kWhole
   int64_t row_stride = 0;         // kDirect operands read by rows: elements from a row to the next
-  MatrixBatches batches;          // kTransposedRows, kWholeTransposed
-  int64_t row_elements = 0;       // kWholeTransposed: the elements of a row
+  MatrixBatches batches;          // kTransposedRows
 
   bool MovedByRows() const { return staging == Staging::kRows || staging == Staging::kTransposedRows; }
-  bool StagedWhole() const { return staging == Staging::kWhole || staging == Staging::kWholeTransposed; }
 };
 
 class WorkspaceLayout {
@@ -58,16 +56,19 @@ StagedOperand UsedInPlace(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense; else UsedInPlace.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
 // The tensor read or written in place, row by row, when its rows (the last row_dims dims) are
-// evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); else copied whole, by
-// transpositions where its rows are (batches of) a matrix's columns (kWholeTransposed), else as
-// PlanWhole.
+// evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); moved by transpositions, block by
+// block, where its rows are (batches of) a matrix's columns (kTransposedRows); else as PlanWhole.
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout);
+
+// Rows moved by transpositions at a time: about 256 KiB of rows of row_bytes (each column then
+// moves in runs that long), a whole number of cache lines per column, 32 rows at least.
+int64_t TransposedBlockRows(int64_t row_bytes);
 
 // Whether the view's rows (the last row_dims dims) are, batch by batch, the columns of a row-major
 // matrix (a transpose, or NCHW memory seen as [N, H*W, C]): MatrixBatches with row_stride 1.
 bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches);
 
-// Rows [row_begin, row_end) of a kTransposedRows or kWholeTransposed operand (cols elements each)
+// Rows [row_begin, row_end) of a kTransposedRows operand (cols elements each)
 // transposed between its view and `dense`, which holds those rows back to back, run by run within
 // a batch: into dense when far is kSource, out of it otherwise.
 void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,

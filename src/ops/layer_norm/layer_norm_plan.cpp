@@ -1,8 +1,65 @@
 #include "ops/layer_norm/layer_norm_plan.h"
 
+#include <algorithm>
+
+#include "common/parallel_for.h"
 #include "kernels/layer_norm/layer_norm_kernel.h"
 
 namespace aclhost {
+namespace {
+
+uint64_t AlignedBytes(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// An operand's rows from `first` on: `rows` itself when dense or direct, offset by first rows.
+const char *RowsFrom(const void *rows, int64_t first, int64_t row_stride, int64_t cols, aclDataType dtype) {
+  const int64_t step = (row_stride != 0 ? row_stride : cols) * static_cast<int64_t>(aclDataTypeSize(dtype));
+  return rows == nullptr ? nullptr : static_cast<const char *>(rows) + first * step;
+}
+
+// The kernel over blocks of plan.block_rows rows, the blocks shared among the threads: a block's
+// transposed input gathered into its worker's tile, the kernel on the block alone (one thread),
+// its out scattered from the tile while the block is still in cache. Rows are independent, so the
+// bits are those of one call over all rows.
+void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, char *workspace, const StagingRun &staging) {
+  const int64_t blocks = (plan.rows + plan.block_rows - 1) / plan.block_rows;
+  const uint64_t input_tile = plan.input.MovedByRows() ? AlignedBytes(static_cast<uint64_t>(plan.block_rows * plan.cols) *
+                                                                      aclDataTypeSize(plan.input.view.dtype))
+                                                       : 0;
+  const uint64_t out_tile = plan.out.MovedByRows() ? AlignedBytes(static_cast<uint64_t>(plan.block_rows * plan.cols) *
+                                                                  aclDataTypeSize(plan.out.view.dtype))
+                                                   : 0;
+  const int threads = kernels::ThreadsForWork(plan.kernel_config, blocks, plan.rows * plan.cols);
+  const int64_t out_bytes = plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(plan.out.view.dtype));
+  const kernels::TransposeFar out_far =
+      kernels::StreamsOutput(out_bytes) ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination;
+  ParallelFor(blocks, threads, [&](int64_t block, int worker) {
+    char *const tiles = workspace + plan.blocks_offset + static_cast<uint64_t>(worker) * plan.block_bytes;
+    const int64_t begin = block * plan.block_rows, end = std::min(plan.rows, begin + plan.block_rows);
+    kernels::LayerNormArgs part = args;
+    part.rows = end - begin;
+    part.config.threads = 1;
+    part.scratch = tiles + input_tile + out_tile;
+    if (plan.input.MovedByRows()) {
+      TransposeRows(plan.input, plan.cols, begin, end, tiles, kernels::TransposeFar::kSource, staging.isa);
+      part.input = tiles;
+      part.input_row_stride = 0;
+    } else {
+      part.input = RowsFrom(args.input, begin, args.input_row_stride, plan.cols, plan.input.view.dtype);
+    }
+    if (plan.out.MovedByRows()) {
+      part.out = tiles + input_tile;
+      part.out_row_stride = 0;
+    } else {
+      part.out = const_cast<char *>(RowsFrom(args.out, begin, args.out_row_stride, plan.cols, plan.out.view.dtype));
+    }
+    part.mean = const_cast<char *>(RowsFrom(args.mean, begin, 1, 1, plan.mean.view.dtype));
+    part.rstd = const_cast<char *>(RowsFrom(args.rstd, begin, 1, 1, plan.rstd.view.dtype));
+    kernels::LayerNormForward(part);
+    if (plan.out.MovedByRows()) TransposeRows(plan.out, plan.cols, begin, end, tiles + input_tile, out_far, staging.isa);
+  });
+}
+
+}  // namespace
 
 LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShape &shape) {
   LayerNormPlan plan;
@@ -23,8 +80,20 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   plan.mean = PlanWhole(true, op.mean, &layout);
   plan.rstd = PlanWhole(true, op.rstd, &layout);
   const size_t scratch_bytes = kernels::LayerNormForwardScratchBytes(shape.cols, KernelTypeOf(plan.weight), KernelTypeOf(plan.bias));
-  plan.uses_scratch = scratch_bytes > 0;
-  if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
+  if (plan.input.MovedByRows() || plan.out.MovedByRows()) {
+    // Block by block: each worker's input and out tiles (whole cache lines of every column), then
+    // its own kernel scratch.
+    const int64_t row_bytes = shape.cols * static_cast<int64_t>(std::max(aclDataTypeSize(op.input->view.dtype), aclDataTypeSize(op.out->view.dtype)));
+    plan.block_rows = TransposedBlockRows(row_bytes);
+    const auto tile_bytes = [&](const StagedOperand &operand) -> uint64_t {
+      return operand.MovedByRows() ? AlignedBytes(static_cast<uint64_t>(plan.block_rows * shape.cols) * aclDataTypeSize(operand.view.dtype)) : 0;
+    };
+    plan.block_bytes = tile_bytes(plan.input) + tile_bytes(plan.out) + AlignedBytes(scratch_bytes);
+    plan.blocks_offset = layout.Reserve(plan.block_bytes * static_cast<uint64_t>(plan.kernel_config.threads));
+  } else {
+    plan.uses_scratch = scratch_bytes > 0;
+    if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
+  }
   plan.workspace_size = layout.size();
   return plan;
 }
@@ -52,8 +121,12 @@ void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   args.out_row_stride = plan.out.row_stride;
   args.mean = DenseOutput(plan.mean, workspace);
   args.rstd = DenseOutput(plan.rstd, workspace);
-  if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
-  kernels::LayerNormForward(args);
+  if (plan.block_rows > 0) {
+    RunInBlocks(plan, args, workspace, staging);
+  } else {
+    if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
+    kernels::LayerNormForward(args);
+  }
   for (const StagedOperand *output : {&plan.out, &plan.mean, &plan.rstd}) {
     PublishOutput(*output, output->view.dtype, workspace, staging);
   }

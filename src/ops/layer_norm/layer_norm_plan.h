@@ -21,6 +21,11 @@ struct LayerNormPlan {
   kernels::KernelConfig kernel_config;  // threads, read at phase 1
   uint64_t scratch_offset = 0;          // the kernel's scratch, when it needs any
   bool uses_scratch = false;
+  // input or out moved by transpositions (kTransposedRows): the kernel runs block by block of
+  // block_rows rows, each worker with its tiles and kernel scratch of block_bytes at
+  // blocks_offset + worker * block_bytes.
+  int64_t block_rows = 0;
+  uint64_t blocks_offset = 0, block_bytes = 0;
   uint64_t workspace_size = 0;
 };
 
