@@ -334,9 +334,10 @@ TEST_F(ForwardTest, PaddedRowsGetTheBitsOfDenseRows) {
 }
 
 TEST_F(ForwardTest, TransposedRowsGetTheBitsOfDenseRows) {
-  // Rows that are a matrix's columns, whole or batch by batch, are copied to the workspace and back
-  // by transpositions, in blocks of rows that need not meet the batches' ends: the same bits as
-  // dense rows. Over 8 MiB of out (2048 x 1100 FLOAT) the copy back streams whole lines.
+  // Rows that are a matrix's columns, whole or batch by batch, move block by block through tiles
+  // by transpositions, the kernel run on each block alone, blocks that need not meet the batches'
+  // ends (one or several per call): the same bits as dense rows. Over 8 MiB of out (2048 x 1100
+  // FLOAT, 64 blocks) the copy back streams whole lines.
   struct Shape {
     std::vector<int64_t> dims;
     ForwardCase::Rows rows_layout;
