@@ -22,12 +22,7 @@ const char *RowsFrom(const void *rows, int64_t first, int64_t row_stride, int64_
 // bits are those of one call over all rows.
 void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, char *workspace, const StagingRun &staging) {
   const int64_t blocks = (plan.rows + plan.block_rows - 1) / plan.block_rows;
-  const uint64_t input_tile = plan.input.MovedByRows() ? AlignedBytes(static_cast<uint64_t>(plan.block_rows * plan.cols) *
-                                                                      aclDataTypeSize(plan.input.view.dtype))
-                                                       : 0;
-  const uint64_t out_tile = plan.out.MovedByRows() ? AlignedBytes(static_cast<uint64_t>(plan.block_rows * plan.cols) *
-                                                                  aclDataTypeSize(plan.out.view.dtype))
-                                                   : 0;
+  const uint64_t input_tile = plan.input_tile_bytes, out_tile = plan.out_tile_bytes;
   const int threads = kernels::ThreadsForWork(plan.kernel_config, blocks, plan.rows * plan.cols);
   const int64_t out_bytes = plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(plan.out.view.dtype));
   const kernels::TransposeFar out_far =
@@ -83,12 +78,15 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   if (plan.input.MovedByRows() || plan.out.MovedByRows()) {
     // Block by block: each worker's input and out tiles (whole cache lines of every column), then
     // its own kernel scratch.
-    const int64_t row_bytes = shape.cols * static_cast<int64_t>(std::max(aclDataTypeSize(op.input->view.dtype), aclDataTypeSize(op.out->view.dtype)));
-    plan.block_rows = TransposedBlockRows(row_bytes);
+    const size_t widest = std::max(aclDataTypeSize(op.input->view.dtype), aclDataTypeSize(op.out->view.dtype));
+    plan.block_rows = TransposedBlockRows(shape.cols * static_cast<int64_t>(widest));
     const auto tile_bytes = [&](const StagedOperand &operand) -> uint64_t {
-      return operand.MovedByRows() ? AlignedBytes(static_cast<uint64_t>(plan.block_rows * shape.cols) * aclDataTypeSize(operand.view.dtype)) : 0;
+      if (!operand.MovedByRows()) return 0;
+      return AlignedBytes(static_cast<uint64_t>(plan.block_rows * shape.cols) * aclDataTypeSize(operand.view.dtype));
     };
-    plan.block_bytes = tile_bytes(plan.input) + tile_bytes(plan.out) + AlignedBytes(scratch_bytes);
+    plan.input_tile_bytes = tile_bytes(plan.input);
+    plan.out_tile_bytes = tile_bytes(plan.out);
+    plan.block_bytes = plan.input_tile_bytes + plan.out_tile_bytes + AlignedBytes(scratch_bytes);
     plan.blocks_offset = layout.Reserve(plan.block_bytes * static_cast<uint64_t>(plan.kernel_config.threads));
   } else {
     plan.uses_scratch = scratch_bytes > 0;

@@ -22,9 +22,10 @@ struct LayerNormPlan {
   uint64_t scratch_offset = 0;          // the kernel's scratch, when it needs any
   bool uses_scratch = false;
   // input or out moved by transpositions (kTransposedRows): the kernel runs block by block of
-  // block_rows rows, each worker with its tiles and kernel scratch of block_bytes at
-  // blocks_offset + worker * block_bytes.
+  // block_rows rows, each worker with its input tile, its out tile (0 bytes for an operand not
+  // moved so) and its kernel scratch, block_bytes in all, at blocks_offset + worker * block_bytes.
   int64_t block_rows = 0;
+  uint64_t input_tile_bytes = 0, out_tile_bytes = 0;
   uint64_t blocks_offset = 0, block_bytes = 0;
   uint64_t workspace_size = 0;
 };
