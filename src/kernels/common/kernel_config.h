@@ -29,6 +29,11 @@ int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements);
 // writes, a third stream of memory traffic.
 inline bool StreamsOutput(int64_t bytes) { return bytes > (int64_t{8} << 20); }
 
+// Bytes of each operand moved through a per-thread tile at a time (a view the kernels cannot
+// address row by row in place): three tiles stay in a 1 MiB L2, and a transposed view's columns
+// move in runs that long (docs/PERFORMANCE.md, fifth session of 2026-12-03).
+constexpr int64_t kTileBytes = int64_t{256} << 10;
+
 const char *IsaName(Isa isa);
 
 // Whether the CPU has AVX512_BF16 (vcvtneps2bf16: float32 to BF16 in one instruction), read once

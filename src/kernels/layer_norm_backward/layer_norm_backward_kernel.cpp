@@ -43,14 +43,14 @@ inline int64_t RowsPerChunk(int64_t rows) {
 
 inline int64_t ChunkCount(int64_t rows) { return (rows + RowsPerChunk(rows) - 1) / RowsPerChunk(rows); }
 
-// Rows staged at a time: about 256 KiB of each operand, so that the three tiles (768 KiB) stay in
-// a 1 MiB L2, in a multiple of `multiple` rows (at least one multiple, whatever the size), at most
+// Rows staged at a time: about kTileBytes of each operand, so that the three tiles (768 KiB) stay
+// in a 1 MiB L2, in a multiple of `multiple` rows (at least one multiple, whatever the size), at most
 // a chunk. Larger tiles read longer runs of each column of a transposed view: (8192, 768) FLOAT
 // transposed, 16 -> 64 rows a tile, 10.9 -> 7.4 ms (39 of 40 calls faster, alternating); NCHW
 // memory (32, 3136, 128), 128 -> 392 rows, 11.8 -> 10.9 ms (28 of 30). 128 KiB measured even
 // for the first (32 rows).
 inline int64_t TileRows(int64_t rows, int64_t cols, size_t element_size, int64_t multiple) {
-  const int64_t by_size = (int64_t{256} << 10) / (cols * static_cast<int64_t>(element_size));
+  const int64_t by_size = kTileBytes / (cols * static_cast<int64_t>(element_size));
   const int64_t tile = by_size < multiple ? multiple : by_size / multiple * multiple;
   const int64_t limit = RowsPerChunk(rows);
   return tile > limit ? limit : tile;

@@ -74,7 +74,7 @@ StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_d
 
 int64_t TransposedBlockRows(int64_t row_bytes) {
   constexpr int64_t kLineRows = 32;  // a cache line of a 16-bit column, two of a FLOAT one
-  const int64_t by_size = (int64_t{256} << 10) / row_bytes;
+  const int64_t by_size = kernels::kTileBytes / row_bytes;
   return std::max(kLineRows, by_size / kLineRows * kLineRows);
 }
 

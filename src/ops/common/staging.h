@@ -60,8 +60,8 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
 // block, where its rows are (batches of) a matrix's columns (kTransposedRows); else as PlanWhole.
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout);
 
-// Rows moved by transpositions at a time: about 256 KiB of rows of row_bytes (each column then
-// moves in runs that long), a whole number of cache lines per column, 32 rows at least.
+// Rows moved by transpositions at a time: about kernels::kTileBytes of rows of row_bytes (each
+// column then moves in runs that long), a whole number of cache lines per column, 32 rows at least.
 int64_t TransposedBlockRows(int64_t row_bytes);
 
 // Whether the view's rows (the last row_dims dims) are, batch by batch, the columns of a row-major
