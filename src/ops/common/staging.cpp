@@ -106,6 +106,10 @@ void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin
   }
 }
 
+kernels::TransposeFar OutputFar(int64_t output_bytes) {
+  return kernels::StreamsOutput(output_bytes) ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination;
+}
+
 StagingRun StagingFor(int64_t elements, const kernels::KernelConfig &config) {
   return {elements >= kMinStagingElementsForThreads ? config.threads : 1, config.isa};
 }

@@ -74,6 +74,10 @@ bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *b
 void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
                    kernels::TransposeFar far, kernels::Isa isa);
 
+// How TransposeRows writes an output of output_bytes in all: streamed past the caches when
+// kernels::StreamsOutput says so.
+kernels::TransposeFar OutputFar(int64_t output_bytes);
+
 // How a plan's run moves staged copies: threads, all the kernel may use for large problems and
 // one for small ones (their copies cost less than a thread team), and the transpositions' target.
 struct StagingRun {

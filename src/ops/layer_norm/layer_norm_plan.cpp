@@ -24,9 +24,7 @@ void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, 
   const int64_t blocks = (plan.rows + plan.block_rows - 1) / plan.block_rows;
   const uint64_t input_tile = plan.input_tile_bytes, out_tile = plan.out_tile_bytes;
   const int threads = kernels::ThreadsForWork(plan.kernel_config, blocks, plan.rows * plan.cols);
-  const int64_t out_bytes = plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(plan.out.view.dtype));
-  const kernels::TransposeFar out_far =
-      kernels::StreamsOutput(out_bytes) ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination;
+  const kernels::TransposeFar out_far = OutputFar(plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(plan.out.view.dtype)));
   ParallelFor(blocks, threads, [&](int64_t block, int worker) {
     char *const tiles = workspace + plan.blocks_offset + static_cast<uint64_t>(worker) * plan.block_bytes;
     const int64_t begin = block * plan.block_rows, end = std::min(plan.rows, begin + plan.block_rows);

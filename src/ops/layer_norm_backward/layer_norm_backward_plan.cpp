@@ -143,12 +143,11 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
   // Live for the kernel call: the row staging's callbacks read them.
   const kernels::Isa isa = plan.kernel_config.isa;
-  const bool streams_grad_input = kernels::StreamsOutput(plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(data_dtype)));
   const RowMover movers[3] = {
       {&plan.grad_out, plan.row_dims, plan.cols, data_dtype, isa},
       {&plan.input, plan.row_dims, plan.cols, data_dtype, isa},
       {&plan.grad_input, plan.row_dims, plan.cols, data_dtype, isa,
-       streams_grad_input ? kernels::TransposeFar::kStreamedDestination : kernels::TransposeFar::kDestination}};
+       OutputFar(plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(data_dtype)))}};
   if (plan.grad_out.MovedByRows()) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
   if (plan.input.MovedByRows()) args.input_rows = {&GatherRowsOf, &movers[1]};
   if (plan.grad_input.MovedByRows()) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
