@@ -99,13 +99,20 @@ void ReleaseDeviceContext(std::unique_lock<std::mutex> &lock) {
   lock.lock();
 }
 
+namespace {
+
+// LookUpStream under the runtime's lock, for work about to be run or queued on the stream.
+aclError StreamForWork(aclrtStream handle, const char *caller, std::shared_ptr<Stream> *stream) {
+  std::lock_guard<std::mutex> lock(GetRuntimeState().mutex);
+  return LookUpStream(handle, caller, stream);
+}
+
+}  // namespace
+
 aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller) {
   std::shared_ptr<Stream> stream;
-  {
-    std::lock_guard<std::mutex> lock(GetRuntimeState().mutex);
-    const aclError status = LookUpStream(handle, caller, &stream);
-    if (status != ACL_SUCCESS) return status;
-  }
+  const aclError status = StreamForWork(handle, caller, &stream);
+  if (status != ACL_SUCCESS) return status;
   try {
     stream->Enqueue(std::move(task));
   } catch (const std::bad_alloc &) {
@@ -117,11 +124,8 @@ aclError EnqueueOnStream(aclrtStream handle, StreamTask task, const char *caller
 
 aclError RunOnStreamIfIdle(aclrtStream handle, InlineTask task, void *context, const char *caller, bool *ran) {
   std::shared_ptr<Stream> stream;
-  {
-    std::lock_guard<std::mutex> lock(GetRuntimeState().mutex);
-    const aclError status = LookUpStream(handle, caller, &stream);
-    if (status != ACL_SUCCESS) return status;
-  }
+  const aclError status = StreamForWork(handle, caller, &stream);
+  if (status != ACL_SUCCESS) return status;
   *ran = stream->RunIfIdle(task, context);
   return ACL_SUCCESS;
 }
