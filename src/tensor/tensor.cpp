@@ -67,22 +67,12 @@ bool TensorView::AsMatrixBatches(size_t row_dims, MatrixBatches *batches) const 
   return false;
 }
 
-bool TensorView::AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const {
-  MatrixBatches batches;
-  int64_t rows = 1;
-  for (size_t d = 0; d + row_dims < dims.size(); ++d) rows *= dims[d];
-  if (!AsMatrixBatches(row_dims, &batches) || batches.batch_rows != rows) return false;
-  *row_stride = batches.row_stride;
-  *col_stride = batches.col_stride;
-  return true;
-}
-
-bool TensorView::RowsEvenlySpaced(size_t row_dims, int64_t *row_stride) const {
-  int64_t col_stride = 0, stride = 0;
+bool TensorView::DenseRowsInBatches(size_t row_dims, MatrixBatches *batches) const {
   int64_t cols = 1;
   for (size_t d = dims.size() - row_dims; d < dims.size(); ++d) cols *= dims[d];
-  if (!AsMatrix(row_dims, &stride, &col_stride) || col_stride != 1 || stride < cols) return false;
-  *row_stride = stride;
+  MatrixBatches found;
+  if (!AsMatrixBatches(row_dims, &found) || found.col_stride != 1 || found.row_stride < cols) return false;
+  *batches = found;
   return true;
 }
 

@@ -27,18 +27,16 @@ struct ACLHOST_EXPORT TensorView {
   int64_t NumElements() const;
   // True when the elements sit back to back in row-major order (dims of size 1 ignored).
   bool IsDense() const;
-  // True when the view is a matrix: its rows (the last row_dims dims) and the elements within a
-  // row each a fixed number of elements apart, *row_stride and *col_stride (a single row: a
-  // row's extent; a single column: 1).
-  bool AsMatrix(size_t row_dims, int64_t *row_stride, int64_t *col_stride) const;
   // True when the view's rows (the last row_dims dims) are batches of a matrix's rows, as many
-  // rows to a batch as the dims allow (all of them when AsMatrix holds): an [N, H*W, C] view of
-  // N channel-major [C, H*W] blocks, say, is N batches whose rows are columns in memory.
+  // rows to a batch as the dims allow (all of them, one batch, when the view is a matrix): an
+  // [N, H*W, C] view of N channel-major [C, H*W] blocks, say, is N batches whose rows are columns
+  // in memory.
   bool AsMatrixBatches(size_t row_dims, MatrixBatches *batches) const;
-  // True when each row (the last row_dims dims) is dense and the rows start a fixed number of
-  // elements apart, no fewer than a row holds (rows sliced out of wider rows, say); that number
-  // in *row_stride (a row's length for a single row).
-  bool RowsEvenlySpaced(size_t row_dims, int64_t *row_stride) const;
+  // True when each row (the last row_dims dims) is dense and the rows are batches (AsMatrixBatches)
+  // whose rows start a fixed number of elements apart, no fewer than a row holds: rows sliced out
+  // of wider rows (one batch), or a [B, S, H] view of sequence-first [S, B, H] memory (B batches of
+  // S rows B * H apart). col_stride is then 1.
+  bool DenseRowsInBatches(size_t row_dims, MatrixBatches *batches) const;
   // Address of the view's first element.
   void *FirstElement() const;
 };

@@ -1,4 +1,4 @@
-// TensorView::AsMatrix and RowsEvenlySpaced, which let operators move a view's rows with a
+// TensorView::AsMatrixBatches and DenseRowsInBatches, which let operators move a view's rows with a
 // transposition or not at all: against brute force over the element addresses of small random
 // views, and on views users build.
 #include <gtest/gtest.h>
@@ -40,21 +40,6 @@ bool BruteForceRowsEvenlySpaced(const TensorView &view, int64_t row_length, int6
   return *row_stride >= row_length;
 }
 
-// Whether every element (m, n) of rows of row_length elements sits at the first's offset plus
-// m * row_stride + n * col_stride, with the strides read off the first elements.
-bool BruteForceAsMatrix(const TensorView &view, int64_t row_length, int64_t *row_stride, int64_t *col_stride) {
-  const std::vector<int64_t> elements = ElementOffsets(view);
-  const int64_t rows = static_cast<int64_t>(elements.size()) / row_length;
-  *col_stride = row_length > 1 ? elements[1] - elements[0] : 1;
-  *row_stride = rows > 1 ? elements[row_length] - elements[0] : row_length * *col_stride;
-  for (int64_t m = 0; m < rows; ++m) {
-    for (int64_t n = 0; n < row_length; ++n) {
-      if (elements[m * row_length + n] != elements[0] + m * *row_stride + n * *col_stride) return false;
-    }
-  }
-  return true;
-}
-
 // check(view, row_dims, row_length) for every split into rows of 20,000 small random non-empty
 // views, until a check fails; how many returned true and false (each must be common).
 template <typename Check>
@@ -73,31 +58,6 @@ void ExpectOnRandomSplits(Check check) {
   }
   EXPECT_GT(yes, 5000);
   EXPECT_GT(no, 5000);
-}
-
-TEST(RowsEvenlySpaced, MatchesBruteForceOnRandomSmallViews) {
-  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
-    int64_t want_stride = -1, stride = -1;
-    const bool expected = BruteForceRowsEvenlySpaced(view, row_length, &want_stride);
-    EXPECT_EQ(view.RowsEvenlySpaced(row_dims, &stride), expected);
-    if (expected) {
-      EXPECT_EQ(stride, want_stride);
-    }
-    return expected;
-  });
-}
-
-TEST(AsMatrix, MatchesBruteForceOnRandomSmallViews) {
-  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
-    int64_t want_row_stride = -1, want_col_stride = -1, row_stride = -1, col_stride = -1;
-    const bool expected = BruteForceAsMatrix(view, row_length, &want_row_stride, &want_col_stride);
-    EXPECT_EQ(view.AsMatrix(row_dims, &row_stride, &col_stride), expected);
-    if (expected) {
-      EXPECT_EQ(row_stride, want_row_stride);
-      EXPECT_EQ(col_stride, want_col_stride);
-    }
-    return expected;
-  });
 }
 
 // The batches of the most rows, among the splits of the leading dims into batches (outer) and
@@ -148,28 +108,74 @@ TEST(AsMatrixBatches, MatchesBruteForceOnRandomSmallViews) {
   });
 }
 
-TEST(RowsEvenlySpaced, SlicesOfWiderRowsButNotTransposes) {
-  int64_t stride = 0;
-  // Columns [0, 768) of rows of 832: rows 832 elements apart.
-  EXPECT_TRUE(View(ACL_FLOAT, {8192, 768}, {832, 1}, 0).RowsEvenlySpaced(1, &stride));
-  EXPECT_EQ(stride, 832);
-  // Several leading dims that continue each other, rows of two dims dense within.
-  EXPECT_TRUE(View(ACL_BF16, {4, 5, 6, 7}, {400, 80, 7, 1}, 3).RowsEvenlySpaced(2, &stride));
-  EXPECT_EQ(stride, 80);
-  // Leading dims that do not continue each other.
-  EXPECT_FALSE(View(ACL_BF16, {4, 5, 6, 7}, {500, 80, 7, 1}, 3).RowsEvenlySpaced(2, &stride));
-  // A transpose, rows overlapping each other, broadcast rows.
-  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).RowsEvenlySpaced(1, &stride));
-  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {4, 1}, 0).RowsEvenlySpaced(1, &stride));
-  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {0, 1}, 0).RowsEvenlySpaced(1, &stride));
-  // The transpose is a matrix whose rows are consecutive elements.
-  int64_t col_stride = 0;
-  EXPECT_TRUE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).AsMatrix(1, &stride, &col_stride));
-  EXPECT_EQ(stride, 1);
-  EXPECT_EQ(col_stride, 64);
-  // [N, H*W, C] over N channel-major [C, H*W] blocks: N batches of H*W rows that are columns.
+// Dense rows whose starts step by one stride, at least a row's length, batch by batch as
+// BruteForceAsMatrixBatches finds them.
+bool BruteForceDenseRowsInBatches(const TensorView &view, size_t row_dims, int64_t row_length, MatrixBatches *batches) {
+  return BruteForceAsMatrixBatches(view, row_dims, batches) && batches->col_stride == 1 && batches->row_stride >= row_length;
+}
+
+TEST(DenseRowsInBatches, MatchesBruteForceOnRandomSmallViews) {
+  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
+    MatrixBatches want, got;
+    const bool expected = BruteForceDenseRowsInBatches(view, row_dims, row_length, &want);
+    EXPECT_EQ(view.DenseRowsInBatches(row_dims, &got), expected);
+    const int64_t rows = view.NumElements() / row_length;
+    if (expected) {
+      EXPECT_EQ(got.batch_rows, want.batch_rows);
+      EXPECT_EQ(got.row_stride, want.row_stride);
+      if (rows / want.batch_rows > 1) {
+        EXPECT_EQ(got.batch_stride, want.batch_stride);
+      }
+    }
+    return expected;
+  });
+}
+
+// Evenly spaced dense rows (rows sliced out of wider ones) are one batch of them.
+TEST(DenseRowsInBatches, EvenlySpacedRowsAreOneBatch) {
+  ExpectOnRandomSplits([](const TensorView &view, size_t row_dims, int64_t row_length) {
+    int64_t want_stride = -1;
+    const bool evenly_spaced = BruteForceRowsEvenlySpaced(view, row_length, &want_stride);
+    MatrixBatches got;
+    if (evenly_spaced) {
+      EXPECT_TRUE(view.DenseRowsInBatches(row_dims, &got));
+      EXPECT_EQ(got.batch_rows, view.NumElements() / row_length);
+      EXPECT_EQ(got.row_stride, want_stride);
+    }
+    return evenly_spaced;
+  });
+}
+
+TEST(DenseRowsInBatches, SlicesAndSequenceFirstMemoryButNotTransposes) {
   MatrixBatches batches;
-  EXPECT_FALSE(View(ACL_FLOAT, {2, 49, 8}, {392, 1, 49}, 0).AsMatrix(1, &stride, &col_stride));
+  // Columns [0, 768) of rows of 832: one batch of rows 832 elements apart.
+  EXPECT_TRUE(View(ACL_FLOAT, {8192, 768}, {832, 1}, 0).DenseRowsInBatches(1, &batches));
+  EXPECT_EQ(batches.batch_rows, 8192);
+  EXPECT_EQ(batches.row_stride, 832);
+  // Several leading dims that continue each other, rows of two dims dense within.
+  EXPECT_TRUE(View(ACL_BF16, {4, 5, 6, 7}, {400, 80, 7, 1}, 3).DenseRowsInBatches(2, &batches));
+  EXPECT_EQ(batches.batch_rows, 20);
+  EXPECT_EQ(batches.row_stride, 80);
+  // Leading dims that do not continue each other: 4 batches of 5 rows.
+  EXPECT_TRUE(View(ACL_BF16, {4, 5, 6, 7}, {500, 80, 7, 1}, 3).DenseRowsInBatches(2, &batches));
+  EXPECT_EQ(batches.batch_rows, 5);
+  EXPECT_EQ(batches.batch_stride, 500);
+  EXPECT_EQ(batches.row_stride, 80);
+  // [B, S, H] over sequence-first [S, B, H] memory: B batches of S rows B * H apart, H apart.
+  EXPECT_TRUE(View(ACL_FLOAT, {4, 128, 768}, {768, 4 * 768, 1}, 0).DenseRowsInBatches(1, &batches));
+  EXPECT_EQ(batches.batch_rows, 128);
+  EXPECT_EQ(batches.batch_stride, 768);
+  EXPECT_EQ(batches.row_stride, 4 * 768);
+  // A transpose, rows overlapping each other, broadcast rows.
+  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).DenseRowsInBatches(1, &batches));
+  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {4, 1}, 0).DenseRowsInBatches(1, &batches));
+  EXPECT_FALSE(View(ACL_FLOAT, {64, 5}, {0, 1}, 0).DenseRowsInBatches(1, &batches));
+  // The transpose is one batch of a matrix whose rows are consecutive elements.
+  EXPECT_TRUE(View(ACL_FLOAT, {64, 5}, {1, 64}, 0).AsMatrixBatches(1, &batches));
+  EXPECT_EQ(batches.batch_rows, 64);
+  EXPECT_EQ(batches.row_stride, 1);
+  EXPECT_EQ(batches.col_stride, 64);
+  // [N, H*W, C] over N channel-major [C, H*W] blocks: N batches of H*W rows that are columns.
   EXPECT_TRUE(View(ACL_FLOAT, {2, 49, 8}, {392, 1, 49}, 0).AsMatrixBatches(1, &batches));
   EXPECT_EQ(batches.batch_rows, 49);
   EXPECT_EQ(batches.batch_stride, 392);

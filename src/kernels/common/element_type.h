@@ -14,10 +14,45 @@ enum class ElementType : uint8_t { kFloat32, kFloat16, kBFloat16 };
 
 inline size_t ElementSize(ElementType type) { return type == ElementType::kFloat32 ? 4 : 2; }
 
-// Bytes from one row of type elements to the next, for a row stride in elements where 0 means
-// dense rows of cols elements (the kernels' args' convention).
-inline int64_t RowStepBytes(int64_t row_stride, int64_t cols, ElementType type) {
-  return (row_stride != 0 ? row_stride : cols) * static_cast<int64_t>(ElementSize(type));
+// Where an operand's rows lie (each row dense), in elements: batches of batch_rows rows,
+// batch_stride from one batch's first row to the next's, whose rows are row_stride apart;
+// first_in_batch is row 0's index within its batch. The defaults are rows back to back (row_stride
+// 0 means cols) in one batch (batch_rows 0). Rows sliced out of wider rows are one batch with a
+// row_stride; a [B, S, H] view of sequence-first [S, B, H] memory is B batches of S rows, B * H
+// apart, the batches H apart.
+struct RowSpacing {
+  int64_t row_stride = 0;
+  int64_t batch_rows = 0;
+  int64_t batch_stride = 0;
+  int64_t first_in_batch = 0;
+};
+
+// Bytes from one row of type elements to the next within a batch.
+inline int64_t RowStepBytes(const RowSpacing &spacing, int64_t cols, ElementType type) {
+  return (spacing.row_stride != 0 ? spacing.row_stride : cols) * static_cast<int64_t>(ElementSize(type));
+}
+
+// Bytes from row 0 to row m.
+inline int64_t RowOffsetBytes(const RowSpacing &spacing, int64_t m, int64_t cols, ElementType type) {
+  const int64_t step = RowStepBytes(spacing, cols, type);
+  if (spacing.batch_rows == 0) return m * step;
+  const int64_t k = spacing.first_in_batch + m;
+  return (k / spacing.batch_rows) * spacing.batch_stride * static_cast<int64_t>(ElementSize(type)) +
+         (k % spacing.batch_rows - spacing.first_in_batch) * step;
+}
+
+// The first row after row m's batch, at most rows: rows [m, BatchEnd) are RowStepBytes apart.
+inline int64_t BatchEnd(const RowSpacing &spacing, int64_t m, int64_t rows) {
+  if (spacing.batch_rows == 0) return rows;
+  const int64_t end = m + spacing.batch_rows - (spacing.first_in_batch + m) % spacing.batch_rows;
+  return end < rows ? end : rows;
+}
+
+// The spacing of the rows from row first on (their first at RowOffsetBytes(spacing, first)).
+inline RowSpacing RowSpacingFrom(const RowSpacing &spacing, int64_t first) {
+  RowSpacing later = spacing;
+  if (spacing.batch_rows != 0) later.first_in_batch = (spacing.first_in_batch + first) % spacing.batch_rows;
+  return later;
 }
 
 // Exact widening of element index of data.

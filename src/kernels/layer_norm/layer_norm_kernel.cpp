@@ -273,27 +273,32 @@ static_assert(kGroupBytes / (kGroupRows * 2) < kPairedSumCols, "grouped rows (16
 template <ElementType kInput, ElementType kOut, bool kHasWeight, bool kHasBias>
 void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end, bool stream_out) {
   const int64_t row_bytes = args.cols * static_cast<int64_t>(ElementSize(kInput));
-  const int64_t input_step = RowStepBytes(args.input_row_stride, args.cols, kInput);
-  const int64_t out_step = RowStepBytes(args.out_row_stride, args.cols, kOut);
-  const char *const input = static_cast<const char *>(args.input);
-  char *const out = static_cast<char *>(args.out);
-  // Rows m .. m + kRows - 1: statistics together, then each row normalised; pass 2 fetches the
-  // next rows of the chunk, or its own rows at the chunk's end.
-  auto run = [&](int64_t m, auto rows_tag) HWY_ATTR __attribute__((always_inline)) {
-    constexpr int kRows = decltype(rows_tag)::value;
-    RowStatistics stats[kRows];
-    const int64_t next = m + 2 * kRows <= row_end ? m + kRows : m;
-    ComputeStatistics<kInput, kRows>(args, input + m * input_step, input_step, input + next * input_step, stats);
-    for (int r = 0; r < kRows; ++r) {
-      NormalizeRow<kInput, kOut, kHasWeight, kHasBias>(args, m + r, input + (m + r) * input_step, out + (m + r) * out_step,
-                                                       stats[r], stream_out);
+  const int64_t input_step = RowStepBytes(args.input_spacing, args.cols, kInput);
+  const int64_t out_step = RowStepBytes(args.out_spacing, args.cols, kOut);
+  // Runs of rows [begin, end) within one batch of input and of out (a step apart there; a row's
+  // results do not depend on the rows taken with it).
+  for (int64_t begin = row_begin, end; begin < row_end; begin = end) {
+    end = BatchEnd(args.out_spacing, begin, BatchEnd(args.input_spacing, begin, row_end));
+    const char *const input = static_cast<const char *>(args.input) + RowOffsetBytes(args.input_spacing, begin, args.cols, kInput);
+    char *const out = static_cast<char *>(args.out) + RowOffsetBytes(args.out_spacing, begin, args.cols, kOut);
+    // Rows m .. m + kRows - 1 (i of the run on): statistics together, then each row normalised;
+    // pass 2 fetches the next rows of the run, or its own rows at the run's end.
+    auto run = [&](int64_t m, auto rows_tag) HWY_ATTR __attribute__((always_inline)) {
+      constexpr int kRows = decltype(rows_tag)::value;
+      RowStatistics stats[kRows];
+      const int64_t i = m - begin, next = m + 2 * kRows <= end ? i + kRows : i;
+      ComputeStatistics<kInput, kRows>(args, input + i * input_step, input_step, input + next * input_step, stats);
+      for (int r = 0; r < kRows; ++r) {
+        NormalizeRow<kInput, kOut, kHasWeight, kHasBias>(args, m + r, input + (i + r) * input_step, out + (i + r) * out_step,
+                                                         stats[r], stream_out);
+      }
+    };
+    int64_t m = begin;
+    if (GroupsRows<kInput>(row_bytes)) {
+      for (; m + kGroupRows <= end; m += kGroupRows) run(m, std::integral_constant<int, kGroupRows>());
     }
-  };
-  int64_t m = row_begin;
-  if (GroupsRows<kInput>(row_bytes)) {
-    for (; m + kGroupRows <= row_end; m += kGroupRows) run(m, std::integral_constant<int, kGroupRows>());
+    for (; m < end; ++m) run(m, std::integral_constant<int, 1>());
   }
-  for (; m < row_end; ++m) run(m, std::integral_constant<int, 1>());
   if (stream_out) hwy::FlushStream();  // make the non-temporal stores visible
 }
 

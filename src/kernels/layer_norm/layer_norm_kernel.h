@@ -30,9 +30,9 @@ struct LayerNormArgs {
   void *mean = nullptr;          // rows, or nullptr when not wanted
   void *rstd = nullptr;          // rows, or nullptr when not wanted
 
-  // Elements from the start of one row of input / out to the next (each row dense): 0 means
-  // cols; otherwise at least cols, e.g. rows sliced out of wider ones.
-  int64_t input_row_stride = 0, out_row_stride = 0;
+  // Where the rows of input / out lie (each row dense; the defaults: back to back), e.g. rows
+  // sliced out of wider ones, or batches of them.
+  RowSpacing input_spacing, out_spacing;
 
   // LayerNormForwardScratchBytes(cols, weight_type, bias_type) bytes, 64-byte aligned, when a
   // FLOAT16 or BFLOAT16 weight or bias is given: the kernel widens them there once. It allocates

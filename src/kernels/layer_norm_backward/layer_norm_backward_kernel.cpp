@@ -110,20 +110,28 @@ struct RowBlock {
 };
 
 // The operands' rows from row `first` on, where the args point at them (an operand staged by rows
-// has no pointer there: it stays nullptr).
+// has no pointer there: it stays nullptr), a step apart up to DirectRowsEnd(args, first, ...).
 inline RowBlock DirectRows(const LayerNormBackwardArgs &args, int64_t first) {
-  auto step = [&](int64_t row_stride) { return RowStepBytes(row_stride, args.cols, args.data_type); };
-  auto row = [&](const void *data, int64_t row_step) {
-    return data != nullptr ? static_cast<const char *>(data) + first * row_step : nullptr;
+  auto row = [&](const void *data, const RowSpacing &spacing) {
+    return data != nullptr ? static_cast<const char *>(data) + RowOffsetBytes(spacing, first, args.cols, args.data_type) : nullptr;
   };
   RowBlock rows;
-  rows.grad_out_step = step(args.grad_out_row_stride);
-  rows.input_step = step(args.input_row_stride);
-  rows.grad_input_step = step(args.grad_input_row_stride);
-  rows.grad_out = row(args.grad_out, rows.grad_out_step);
-  rows.input = row(args.input, rows.input_step);
-  rows.grad_input = const_cast<char *>(row(args.grad_input, rows.grad_input_step));
+  rows.grad_out_step = RowStepBytes(args.grad_out_spacing, args.cols, args.data_type);
+  rows.input_step = RowStepBytes(args.input_spacing, args.cols, args.data_type);
+  rows.grad_input_step = RowStepBytes(args.grad_input_spacing, args.cols, args.data_type);
+  rows.grad_out = row(args.grad_out, args.grad_out_spacing);
+  rows.input = row(args.input, args.input_spacing);
+  rows.grad_input = const_cast<char *>(row(args.grad_input, args.grad_input_spacing));
   return rows;
+}
+
+// The first row after `first`, at most `end`, where an operand used in place starts a new batch:
+// DirectRows(args, first) holds the rows before it.
+inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, int64_t end) {
+  if (args.grad_out != nullptr) end = BatchEnd(args.grad_out_spacing, first, end);
+  if (args.input != nullptr) end = BatchEnd(args.input_spacing, first, end);
+  if (args.grad_input != nullptr) end = BatchEnd(args.grad_input_spacing, first, end);
+  return end;
 }
 
 // Pass 2 fetches the next rows into L2 rather than L1 from rows of 512 FLOAT or 1536 16-bit
@@ -398,16 +406,21 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
   const bool grouped = GroupsRows(args.rows, cols, ElementSize(kData));
 
+  // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
+  // never changes the sums, so neither do the runs' ends).
   if (task.tiles == nullptr) {
-    RunRows(passes, task.row_begin, task.row_end, lnb::DirectRows(args, task.row_begin), grouped, task.stream, true);
+    for (int64_t begin = task.row_begin, end; begin < task.row_end; begin = end) {
+      end = lnb::DirectRowsEnd(args, begin, task.row_end);
+      RunRows(passes, begin, end, lnb::DirectRows(args, begin), grouped, task.stream, true);
+    }
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
     // run in order, so the sums are the same as without staging.
     const int64_t tile_rows = lnb::TileRows(args.rows, cols, ElementSize(kData), args.staged_row_multiple);
     const size_t tile_bytes = lnb::TileBytes(args.rows, cols, ElementSize(kData), args.staged_row_multiple);
     char *go_tile = task.tiles, *x_tile = task.tiles + tile_bytes, *grad_input_tile = task.tiles + 2 * tile_bytes;
-    for (int64_t begin = task.row_begin; begin < task.row_end; begin += tile_rows) {
-      const int64_t end = begin + tile_rows < task.row_end ? begin + tile_rows : task.row_end;
+    for (int64_t begin = task.row_begin, end; begin < task.row_end; begin = end) {
+      end = lnb::DirectRowsEnd(args, begin, begin + tile_rows < task.row_end ? begin + tile_rows : task.row_end);
       lnb::RowBlock rows = lnb::DirectRows(args, begin);
       if (args.grad_out_rows.move != nullptr) {
         args.grad_out_rows.move(args.grad_out_rows.context, begin, end, go_tile);
@@ -443,7 +456,7 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     return;
   }
   const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(row.grad_input) % 64 == 0;
-  const lnb::RowBlock next = m + 1 < args.rows ? row.Skip(1) : row;
+  const lnb::RowBlock next = m + 1 < args.rows ? lnb::DirectRows(args, m + 1) : row;
   passes.GradInput(m, row.grad_out, row.input, row.grad_input, task.col_begin, c1, task.mean_g, task.mean_gx, stream_row,
                    next.grad_out, next.input);
   if (stream_row) hwy::FlushStream();

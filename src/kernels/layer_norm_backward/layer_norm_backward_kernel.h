@@ -40,9 +40,9 @@ struct LayerNormBackwardArgs {
   void *grad_weight = nullptr;  // cols, or nullptr when not wanted
   void *grad_bias = nullptr;    // cols, or nullptr when not wanted
 
-  // Elements from the start of one row of grad_out / input / grad_input to the next (each row
-  // dense): 0 means cols; otherwise at least cols, e.g. rows sliced out of wider ones.
-  int64_t grad_out_row_stride = 0, input_row_stride = 0, grad_input_row_stride = 0;
+  // Where the rows of grad_out / input / grad_input lie (each row dense; the defaults: back to
+  // back), e.g. rows sliced out of wider ones, or batches of them.
+  RowSpacing grad_out_spacing, input_spacing, grad_input_spacing;
 
   // When set, the operand is moved through these in blocks of rows that stay in cache, and the
   // pointer above is not used. grad_input's rows come out in data_type.

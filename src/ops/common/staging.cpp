@@ -61,9 +61,18 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
   return operand;
 }
 
+bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing) {
+  MatrixBatches batches;
+  if (!view.DenseRowsInBatches(row_dims, &batches)) return false;
+  spacing->row_stride = batches.row_stride;
+  spacing->batch_rows = batches.batch_rows;
+  spacing->batch_stride = batches.batch_stride;
+  return true;
+}
+
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout) {
   StagedOperand operand = UsedInPlace(wanted, tensor);
-  if (!operand.present || tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  if (!operand.present || DenseRowsInPlace(tensor->view, row_dims, &operand.spacing)) return operand;
   if (TransposedBatches(tensor->view, row_dims, &operand.batches)) {
     operand.staging = StagedOperand::Staging::kTransposedRows;
     operand.view = tensor->view;  // TransposeRows walks its batches

@@ -24,7 +24,7 @@ struct StagedOperand {
   TensorView view;
   Staging staging = Staging::kDirect;
   uint64_t workspace_offset = 0;  // kWhole
-  int64_t row_stride = 0;         // kDirect operands read by rows: elements from a row to the next
+  kernels::RowSpacing spacing;    // kDirect operands read by rows: where the rows lie
   MatrixBatches batches;          // kTransposedRows
 
   bool MovedByRows() const { return staging == Staging::kRows || staging == Staging::kTransposedRows; }
@@ -55,9 +55,13 @@ StagedOperand Describe(bool wanted, const aclTensor *tensor);
 StagedOperand UsedInPlace(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense; else UsedInPlace.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
-// The tensor read or written in place, row by row, when its rows (the last row_dims dims) are
-// evenly spaced (TensorView::RowsEvenlySpaced, row_stride set); moved by transpositions, block by
-// block, where its rows are (batches of) a matrix's columns (kTransposedRows); else as PlanWhole.
+// Whether the view's rows (the last row_dims dims) are dense and in batches of evenly spaced rows
+// (TensorView::DenseRowsInBatches), which the kernels read and write in place: then where they lie.
+bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing);
+
+// The tensor read or written in place, row by row, when DenseRowsInPlace (spacing set); moved by
+// transpositions, block by block, where its rows are (batches of) a matrix's columns
+// (kTransposedRows); else as PlanWhole.
 StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout);
 
 // Rows moved by transpositions at a time: about kernels::kTileBytes of rows of row_bytes (each

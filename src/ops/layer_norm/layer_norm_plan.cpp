@@ -10,10 +10,11 @@ namespace {
 
 uint64_t AlignedBytes(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
-// An operand's rows from `first` on: `rows` itself when dense or direct, offset by first rows.
-const char *RowsFrom(const void *rows, int64_t first, int64_t row_stride, int64_t cols, aclDataType dtype) {
-  const int64_t step = (row_stride != 0 ? row_stride : cols) * static_cast<int64_t>(aclDataTypeSize(dtype));
-  return rows == nullptr ? nullptr : static_cast<const char *>(rows) + first * step;
+// An operand's rows (cols elements each, placed as spacing says) from row `first` on; nullptr
+// for an absent one.
+char *RowsFrom(const void *rows, const kernels::RowSpacing &spacing, int64_t first, int64_t cols, aclDataType dtype) {
+  if (rows == nullptr) return nullptr;
+  return const_cast<char *>(static_cast<const char *>(rows)) + kernels::RowOffsetBytes(spacing, first, cols, ElementTypeOf(dtype));
 }
 
 // The kernel over blocks of plan.block_rows rows, the blocks shared among the threads: a block's
@@ -35,18 +36,20 @@ void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, 
     if (plan.input.MovedByRows()) {
       TransposeRows(plan.input, plan.cols, begin, end, tiles, kernels::TransposeFar::kSource, staging.isa);
       part.input = tiles;
-      part.input_row_stride = 0;
+      part.input_spacing = kernels::RowSpacing();
     } else {
-      part.input = RowsFrom(args.input, begin, args.input_row_stride, plan.cols, plan.input.view.dtype);
+      part.input = RowsFrom(args.input, args.input_spacing, begin, plan.cols, plan.input.view.dtype);
+      part.input_spacing = kernels::RowSpacingFrom(args.input_spacing, begin);
     }
     if (plan.out.MovedByRows()) {
       part.out = tiles + input_tile;
-      part.out_row_stride = 0;
+      part.out_spacing = kernels::RowSpacing();
     } else {
-      part.out = const_cast<char *>(RowsFrom(args.out, begin, args.out_row_stride, plan.cols, plan.out.view.dtype));
+      part.out = RowsFrom(args.out, args.out_spacing, begin, plan.cols, plan.out.view.dtype);
+      part.out_spacing = kernels::RowSpacingFrom(args.out_spacing, begin);
     }
-    part.mean = const_cast<char *>(RowsFrom(args.mean, begin, 1, 1, plan.mean.view.dtype));
-    part.rstd = const_cast<char *>(RowsFrom(args.rstd, begin, 1, 1, plan.rstd.view.dtype));
+    part.mean = RowsFrom(args.mean, kernels::RowSpacing(), begin, 1, plan.mean.view.dtype);
+    part.rstd = RowsFrom(args.rstd, kernels::RowSpacing(), begin, 1, plan.rstd.view.dtype);
     kernels::LayerNormForward(part);
     if (plan.out.MovedByRows()) TransposeRows(plan.out, plan.cols, begin, end, tiles + input_tile, out_far, staging.isa);
   });
@@ -64,7 +67,8 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   plan.kernel_config = kernels::CurrentKernelConfig();
   WorkspaceLayout layout;
   const bool has_elements = shape.cols > 0;  // empty rows: only the statistics are written
-  // input and out row by row in place where their rows are evenly spaced (a slice of wider rows).
+  // input and out row by row in place where their rows are dense and evenly spaced, batch by
+  // batch (a slice of wider rows, sequence-first memory).
   const size_t row_dims = op.normalized_shape->values.size();
   plan.input = PlanRowsInPlace(has_elements, op.input, row_dims, &layout);
   plan.weight = PlanWhole(has_elements, op.weight, &layout);
@@ -113,8 +117,8 @@ void RunLayerNormPlan(const LayerNormPlan &plan, void *workspace_memory) {
   args.weight = DenseInput(plan.weight, workspace, staging);
   args.bias = DenseInput(plan.bias, workspace, staging);
   args.out = DenseOutput(plan.out, workspace);
-  args.input_row_stride = plan.input.row_stride;
-  args.out_row_stride = plan.out.row_stride;
+  args.input_spacing = plan.input.spacing;
+  args.out_spacing = plan.out.spacing;
   args.mean = DenseOutput(plan.mean, workspace);
   args.rstd = DenseOutput(plan.rstd, workspace);
   if (plan.block_rows > 0) {

@@ -9,14 +9,14 @@
 namespace aclhost {
 namespace {
 
-// gradOut, input, gradInput: read or written in place when the rows are evenly spaced in
-// memory and in the kernel's dtype, else moved by rows through the kernel's tiles: by
+// gradOut, input, gradInput: read or written in place when the rows are dense, in batches of
+// evenly spaced rows, and in the kernel's dtype, else moved by rows through the kernel's tiles: by
 // transpositions when they are (batches of) a matrix's columns, else element by element.
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
   StagedOperand operand = UsedInPlace(wanted, tensor);
   if (!operand.present) return operand;
   const bool same_dtype = operand.view.dtype == kernel_dtype;
-  if (same_dtype && tensor->view.RowsEvenlySpaced(row_dims, &operand.row_stride)) return operand;
+  if (same_dtype && DenseRowsInPlace(tensor->view, row_dims, &operand.spacing)) return operand;
   const bool transposed = same_dtype && TransposedBatches(tensor->view, row_dims, &operand.batches);
   operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
   operand.view = tensor->view;  // the row movers walk its shape
@@ -136,9 +136,9 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
   args.rstd = DenseInput(plan.rstd, workspace, staging);
   args.weight = DenseInput(plan.weight, workspace, staging);
   args.grad_input = DenseOutput(plan.grad_input, workspace);
-  args.grad_out_row_stride = plan.grad_out.row_stride;
-  args.input_row_stride = plan.input.row_stride;
-  args.grad_input_row_stride = plan.grad_input.row_stride;
+  args.grad_out_spacing = plan.grad_out.spacing;
+  args.input_spacing = plan.input.spacing;
+  args.grad_input_spacing = plan.grad_input.spacing;
   args.grad_weight = DenseOutput(plan.grad_weight, workspace);
   args.grad_bias = DenseOutput(plan.grad_bias, workspace);
   // Live for the kernel call: the row staging's callbacks read them.
