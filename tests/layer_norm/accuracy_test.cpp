@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -31,15 +32,18 @@ struct ForwardCase {
   aclDataType out = ACL_FLOAT, mean = ACL_FLOAT, rstd = ACL_FLOAT;      // mean/rstd kNone: NULL
   bool scatter = false;  // every tensor through a non-contiguous view
   // input's and out's rows: dense (or scattered), sliced out of wider rows (odd pads and offsets),
-  // the columns of a row-major matrix, or so batch by batch (NCHW memory as [N, H*W, C]).
-  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor };
+  // the columns of a row-major matrix, or so batch by batch (NCHW memory as [N, H*W, C]), or
+  // batches of dense rows ([B, S, H] over sequence-first [S, B, H] memory).
+  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor, kSequenceFirst };
   Rows rows_layout = Rows::kDense;
+  std::optional<Rows> out_rows_layout;  // out's rows when not laid out as input's
   double spread = 1.0, shift = 0.0;
   // Row m's first element moved kFirstElementSpreads[m % 5] spreads from shift: from near the mean
   // to a far outlier (a first element the mean's sum was once taken relative to).
   bool outlying_first_elements = false;
   static constexpr double kFirstElementSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
-  static constexpr const char *kRowsNames[] = {"", " padded rows", " transposed rows", " channel-major rows"};
+  static constexpr const char *kRowsNames[] = {"", " padded rows", " transposed rows", " channel-major rows",
+                                               " sequence-first rows"};
 
   std::string Describe() const {
     std::string text = "dims";
@@ -47,7 +51,9 @@ struct ForwardCase {
     return text + " norm_dims " + std::to_string(norm_dims) + " dtypes(x,w,b,out,mean,rstd) " + std::to_string(input) +
            "," + std::to_string(weight) + "," + std::to_string(bias) + "," + std::to_string(out) + "," +
            std::to_string(mean) + "," + std::to_string(rstd) + (scatter ? " scattered" : "") +
-           kRowsNames[static_cast<int>(rows_layout)] + (outlying_first_elements ? " outlying first elements" : "");
+           kRowsNames[static_cast<int>(rows_layout)] +
+           (out_rows_layout ? std::string(", out") + kRowsNames[static_cast<int>(*out_rows_layout)] : std::string()) +
+           (outlying_first_elements ? " outlying first elements" : "");
   }
 };
 
@@ -64,19 +70,20 @@ struct ForwardTensors {
       return std::make_unique<DeviceTensor>(dims, dtype, c.scatter ? ScatteredLayout(dims, random) : DenseLayout(dims));
     };
     // input and out in the rows' layout (pad, offset for padded rows).
-    auto make_rows = [&](aclDataType dtype, int64_t pad, int64_t offset) -> std::unique_ptr<DeviceTensor> {
-      switch (c.rows_layout) {
+    auto make_rows = [&](ForwardCase::Rows rows_layout, aclDataType dtype, int64_t pad, int64_t offset) -> std::unique_ptr<DeviceTensor> {
+      switch (rows_layout) {
         case ForwardCase::Rows::kDense: break;
         case ForwardCase::Rows::kPadded: return std::make_unique<DeviceTensor>(c.dims, dtype, PaddedRowsLayout(c.dims, pad, offset));
         case ForwardCase::Rows::kTransposed: return std::make_unique<DeviceTensor>(c.dims, dtype, TransposedRowsLayout(c.dims));
         case ForwardCase::Rows::kChannelMajor: return std::make_unique<DeviceTensor>(c.dims, dtype, ChannelMajorLayout(c.dims));
+        case ForwardCase::Rows::kSequenceFirst: return std::make_unique<DeviceTensor>(c.dims, dtype, SequenceFirstLayout(c.dims));
       }
       return make(c.dims, dtype);
     };
-    input = make_rows(c.input, 3, 1);
+    input = make_rows(c.rows_layout, c.input, 3, 1);
     weight = make(normalized, c.weight);
     bias = make(normalized, c.bias);
-    out = make_rows(c.out, 5, 2);
+    out = make_rows(c.out_rows_layout.value_or(c.rows_layout), c.out, 5, 2);
     mean = make(stats, c.mean);
     rstd = make(stats, c.rstd);
     std::vector<double> x = RandomValues(static_cast<size_t>(rows * cols), random, c.spread, c.shift);
@@ -356,6 +363,31 @@ TEST_F(ForwardTest, TransposedRowsGetTheBitsOfDenseRows) {
     EXPECT_EQ(OutputsOf(c, shape.rows_layout), OutputsOf(c, ForwardCase::Rows::kDense))
         << c.Describe() << ": " << ForwardCase::kRowsNames[static_cast<int>(shape.rows_layout)] << "' outputs differ from dense rows'";
   }
+}
+
+TEST_F(ForwardTest, SequenceFirstRowsGetTheBitsOfDenseRows) {
+  // [B, S, H] over [S, B, H] memory: B batches of S dense rows, read and written in place in runs
+  // within a batch, which cut the 16-row chunks and the 4-row groups of short 16-bit rows (S = 50,
+  // 37, 29), in all three dtypes, rows paired (768). With the other operand moved block by block
+  // (32-row blocks of 4096 columns), the blocks start anywhere within a batch.
+  ForwardCase c;
+  for (const auto &[dims, dtype] : {std::pair<std::vector<int64_t>, aclDataType>{{3, 50, 100}, ACL_BF16},
+                                    {{5, 37, 24}, ACL_FLOAT16},
+                                    {{7, 29, 768}, ACL_FLOAT}}) {
+    c.dims = dims;
+    c.input = c.weight = c.bias = c.out = dtype;
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), OutputsOf(c, ForwardCase::Rows::kDense))
+        << c.Describe() << ": sequence-first rows' outputs differ from dense rows'";
+  }
+  c.dims = {3, 50, 4096};
+  c.input = c.weight = c.bias = c.out = ACL_FLOAT;
+  c.out_rows_layout = ForwardCase::Rows::kSequenceFirst;
+  const std::vector<std::vector<double>> transposed_input = OutputsOf(c, ForwardCase::Rows::kTransposed);
+  c.out_rows_layout.reset();
+  EXPECT_EQ(transposed_input, OutputsOf(c, ForwardCase::Rows::kDense)) << "transposed input, sequence-first out: outputs differ";
+  c.out_rows_layout = ForwardCase::Rows::kTransposed;
+  EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), transposed_input)
+      << "sequence-first input, transposed out: outputs differ";
 }
 
 TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {

@@ -287,12 +287,19 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
 // How ExpectStridedBitsEqualDense lays out gradOut, input and gradInput in its second call:
 // padded rows, read and written in place; the rows as a transpose's columns, whole or in batches
 // (channel-major blocks), moved through tiles by transpositions; dims reversed (no matrix),
-// moved through tiles element by element.
-enum class StridedRows { kPadded, kTransposed, kChannelMajor, kReversed };
+// moved through tiles element by element; [B, S, H] over sequence-first [S, B, H] memory,
+// read and written in place batch by batch.
+enum class StridedRows { kPadded, kTransposed, kChannelMajor, kReversed, kSequenceFirst };
 
-// Runs BF16 operands of `dims` (normalized over the last) dense, then strided as strided_rows
+// gradOut's, input's and gradInput's layouts in the strided call.
+struct StridedOperands {
+  StridedRows grad_out, input, grad_input;
+};
+
+// Runs operands of `dims` (normalized over the last) and dtype dense, then strided as `strided`
 // says, the same values in: both within tolerance of the reference, and the same bits out.
-void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows strided_rows, aclrtStream stream_) {
+void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedOperands strided, aclrtStream stream_,
+                                 aclDataType dtype = ACL_BF16) {
   const int64_t cols = dims.back();
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < dims.size(); ++d) rows *= dims[d];
@@ -305,25 +312,30 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows s
   const std::vector<double> w = RandomValues(cols, random, 0.25, 1.0);
   std::vector<double> row_mean, row_rstd;
   aclhost::reference::RowStatistics(x, rows, cols, 1e-5, &row_mean, &row_rstd);
-  static const char *const kNames[] = {"padded rows", "transposed rows", "channel-major blocks", "reversed dims"};
+  static const char *const kNames[] = {"padded rows", "transposed rows", "channel-major blocks", "reversed dims",
+                                       "sequence-first memory"};
   std::vector<std::vector<double>> results[2];
-  for (const bool strided : {false, true}) {
-    SCOPED_TRACE(strided ? kNames[static_cast<int>(strided_rows)] : "dense");
+  for (const bool strided_call : {false, true}) {
+    SCOPED_TRACE(strided_call ? std::string("strided: gradOut ") + kNames[static_cast<int>(strided.grad_out)] + ", input " +
+                                    kNames[static_cast<int>(strided.input)] + ", gradInput " +
+                                    kNames[static_cast<int>(strided.grad_input)]
+                              : std::string("dense"));
     // Odd pads and offsets: rows that start anywhere within a cache line.
-    auto layout = [&](int64_t pad, int64_t offset) {
-      if (!strided) return DenseLayout(dims);
-      switch (strided_rows) {
+    auto layout = [&](StridedRows rows_layout, int64_t pad, int64_t offset) {
+      if (!strided_call) return DenseLayout(dims);
+      switch (rows_layout) {
         case StridedRows::kPadded: return PaddedRowsLayout(dims, pad, offset);
         case StridedRows::kTransposed: return TransposedRowsLayout(dims);
         case StridedRows::kChannelMajor: return ChannelMajorLayout(dims);
+        case StridedRows::kSequenceFirst: return SequenceFirstLayout(dims);
         case StridedRows::kReversed: break;
       }
       return ReversedLayout(dims);
     };
-    DeviceTensor grad_out(dims, ACL_BF16, layout(3, 1));
-    DeviceTensor input(dims, ACL_BF16, layout(40, 0));
-    DeviceTensor grad_input(dims, ACL_BF16, layout(1, 5));
-    DeviceTensor mean(stats, ACL_FLOAT), rstd(stats, ACL_FLOAT), weight(normalized, ACL_BF16);
+    DeviceTensor grad_out(dims, dtype, layout(strided.grad_out, 3, 1));
+    DeviceTensor input(dims, dtype, layout(strided.input, 40, 0));
+    DeviceTensor grad_input(dims, dtype, layout(strided.grad_input, 1, 5));
+    DeviceTensor mean(stats, ACL_FLOAT), rstd(stats, ACL_FLOAT), weight(normalized, dtype);
     DeviceTensor grad_weight(normalized, ACL_FLOAT), grad_bias(normalized, ACL_FLOAT);
     grad_out.Write(dy);
     input.Write(x);
@@ -336,13 +348,19 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows s
     EXPECT_TRUE(grad_input.OutsideViewUnchanged(grad_input_before)) << "gradInput written outside its view";
     const auto want = aclhost::reference::LayerNormBackward(grad_out.Read(), input.Read(), mean.Read(), rstd.Read(),
                                                             weight.Read(), rows, cols);
-    EXPECT_TRUE(aclhost::testing::CompareThrough(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_BF16,
-                                                 ACL_BF16).Passed());
+    EXPECT_TRUE(aclhost::testing::CompareThrough(grad_input.Read(), want.grad_input, want.grad_input_magnitude, dtype,
+                                                 dtype).Passed());
     EXPECT_TRUE(aclhost::testing::Compare(grad_weight.Read(), want.grad_weight, want.grad_weight_magnitude, ACL_FLOAT).Passed());
     EXPECT_TRUE(aclhost::testing::Compare(grad_bias.Read(), want.grad_bias, want.grad_bias_magnitude, ACL_FLOAT).Passed());
-    results[strided] = {grad_input.Read(), grad_weight.Read(), grad_bias.Read()};
+    results[strided_call] = {grad_input.Read(), grad_weight.Read(), grad_bias.Read()};
   }
   EXPECT_TRUE(results[0] == results[1]) << "the strided call's outputs differ from the dense call's";
+}
+
+// The same with all three operands laid out alike.
+void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedRows strided_rows, aclrtStream stream_,
+                                 aclDataType dtype = ACL_BF16) {
+  ExpectStridedBitsEqualDense(dims, StridedOperands{strided_rows, strided_rows, strided_rows}, stream_, dtype);
 }
 
 TEST_F(AccuracyTest, LongRowsSharedAmongThreadsGiveTheSameBitsAsWholeRows) {
@@ -361,6 +379,23 @@ TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
        {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kChannelMajor, StridedRows::kReversed}) {
     ExpectStridedBitsEqualDense({7, 29, 2051}, strided_rows, stream_);
   }
+}
+
+TEST_F(AccuracyTest, SequenceFirstRowsGiveTheBitsOfDenseRows) {
+  // [B, S, H] over [S, B, H] memory: B batches of S rows, read and written in place in runs within
+  // a batch, which cut 64-row chunks and 4-row groups (S = 50, 29, 37): rows grouped from cache
+  // (H = 100, 64 in FLOAT), long rows grouped (2051), in all three dtypes. Mixed with operands
+  // moved through tiles, whose tiles the in-place operands' batch ends then cut too.
+  ExpectStridedBitsEqualDense({3, 50, 100}, StridedRows::kSequenceFirst, stream_);
+  ExpectStridedBitsEqualDense({3, 50, 100}, StridedRows::kSequenceFirst, stream_, ACL_FLOAT16);
+  ExpectStridedBitsEqualDense({5, 37, 64}, StridedRows::kSequenceFirst, stream_, ACL_FLOAT);
+  ExpectStridedBitsEqualDense({7, 29, 2051}, StridedRows::kSequenceFirst, stream_);
+  ExpectStridedBitsEqualDense({7, 29, 2051}, {StridedRows::kTransposed, StridedRows::kSequenceFirst, StridedRows::kReversed},
+                              stream_);
+  ExpectStridedBitsEqualDense({5, 37, 64}, {StridedRows::kPadded, StridedRows::kPadded, StridedRows::kSequenceFirst}, stream_,
+                              ACL_FLOAT);
+  ExpectStridedBitsEqualDense({5, 37, 64}, {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kSequenceFirst},
+                              stream_, ACL_FLOAT16);
 }
 
 TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {

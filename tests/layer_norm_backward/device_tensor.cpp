@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <utility>
 
 #include "dtype_codec.h"
 
@@ -53,6 +54,14 @@ Layout ChannelMajorLayout(const std::vector<int64_t> &dims) {
   layout.strides.push_back(block.storage_elements);
   layout.strides.insert(layout.strides.end(), block.strides.begin(), block.strides.end());
   layout.storage_elements = block.storage_elements * dims[0];
+  return layout;
+}
+
+Layout SequenceFirstLayout(const std::vector<int64_t> &dims) {
+  std::vector<int64_t> stored = dims;
+  std::swap(stored[0], stored[1]);
+  Layout layout = DenseLayout(stored);
+  std::swap(layout.strides[0], layout.strides[1]);
   return layout;
 }
 

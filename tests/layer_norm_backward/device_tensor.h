@@ -33,6 +33,9 @@ Layout TransposedRowsLayout(const std::vector<int64_t> &dims);
 // [N, ..., C] stored as N blocks each laid out [C, ...] (NCHW memory seen as NHWC): within a
 // block the view's rows over the last dim are a transpose's columns; the blocks are batches.
 Layout ChannelMajorLayout(const std::vector<int64_t> &dims);
+// [B, S, ...] stored as [S, B, ...] (sequence-first activations seen batch-first): over the dims
+// after the first two, B batches of S dense rows, evenly spaced within a batch.
+Layout SequenceFirstLayout(const std::vector<int64_t> &dims);
 // The dims stored in reverse order: for more than two dims, not a matrix at all.
 Layout ReversedLayout(const std::vector<int64_t> &dims);
 
