@@ -69,9 +69,10 @@ class GrowingWorkspace {
   uint64_t size_ = 0;
 };
 
-// How a benchmark lays out its row operands: dense, rows padded by 64 elements, or the last two
-// dims stored swapped (a transposed view; with a leading batch dim, NCHW memory as [N, H*W, C]).
-enum class Layout { kContiguous, kPaddedRows, kTransposed };
+// How a benchmark lays out its row operands: dense, rows padded by 64 elements, the last two dims
+// stored swapped (a transposed view; with a leading batch dim, NCHW memory as [N, H*W, C]), or the
+// first two ([B, S, H] over sequence-first [S, B, H] memory: batches of evenly spaced rows).
+enum class Layout { kContiguous, kPaddedRows, kTransposed, kSequenceFirst };
 
 // Device tensors a benchmark makes and frees, their values placed through the layout's strides.
 class DeviceTensors {
@@ -89,27 +90,18 @@ class DeviceTensors {
   // A tensor of dims in layout holding values (in row-major order of dims), touched outside the
   // timing.
   aclTensor *Make(const std::vector<int64_t> &dims, aclDataType dtype, Layout layout, const std::vector<double> &values) {
-    std::vector<int64_t> strides(dims.size(), 1);
-    int64_t storage = 1;
     const size_t rank = dims.size();
-    if (layout == Layout::kTransposed && rank >= 2) {
-      // The last two dims stored swapped: the view walks the buffer column by column.
-      strides[rank - 2] = 1;
-      strides[rank - 1] = dims[rank - 2];
-      int64_t running = dims[rank - 2] * dims[rank - 1];
-      for (size_t d = rank - 2; d-- > 0;) {
-        strides[d] = running;
-        running *= dims[d];
-      }
-      storage = running;
-    } else {
-      const int64_t pad = layout == Layout::kPaddedRows ? 64 : 0;
-      int64_t running = 1;
-      for (size_t d = rank; d-- > 0;) {
-        strides[d] = running;
-        running *= dims[d] + (d + 1 == rank ? pad : 0);
-      }
-      storage = running;
+    // The dims in the order memory holds them, outermost first.
+    std::vector<size_t> order(rank);
+    for (size_t d = 0; d < rank; ++d) order[d] = d;
+    if (layout == Layout::kTransposed && rank >= 2) std::swap(order[rank - 2], order[rank - 1]);
+    if (layout == Layout::kSequenceFirst && rank >= 3) std::swap(order[0], order[1]);
+    const int64_t pad = layout == Layout::kPaddedRows ? 64 : 0;
+    std::vector<int64_t> strides(rank, 1);
+    int64_t storage = 1;
+    for (size_t k = rank; k-- > 0;) {
+      strides[order[k]] = storage;
+      storage *= dims[order[k]] + (k + 1 == rank ? pad : 0);
     }
     void *memory = nullptr;
     const size_t bytes = static_cast<size_t>(storage) * aclDataTypeSize(dtype);

@@ -108,6 +108,7 @@ std::string Name(const Problem &problem) {
   if (problem.norm_dims > 1) name += "/norm" + std::to_string(problem.norm_dims);
   if (problem.layout == Layout::kPaddedRows) name += "/padded_rows";
   if (problem.layout == Layout::kTransposed) name += "/transposed";
+  if (problem.layout == Layout::kSequenceFirst) name += "/sequence_first";
   return name;
 }
 
@@ -142,6 +143,9 @@ int main(int argc, char **argv) {
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
+  // [B, S, H] activations of a sequence-first model ([S, B, H] memory), against the flat (8192, 768).
+  Register({{16, 512, 768}, 1, ACL_FLOAT, Layout::kSequenceFirst});
+  Register({{16, 512, 768}, 1, ACL_BF16, Layout::kSequenceFirst});
   // Small calls, where the fixed cost of a call is all there is.
   Register({{64, 256}, 1, ACL_FLOAT});
   Register({{1, 1024}, 1, ACL_FLOAT});

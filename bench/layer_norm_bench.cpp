@@ -93,6 +93,7 @@ void Register(const Problem &problem) {
   std::string name = std::string("LayerNorm/") + aclhost::bench::DtypeName(problem.dtype) + "/";
   for (size_t d = 0; d < problem.dims.size(); ++d) name += (d ? "x" : "") + std::to_string(problem.dims[d]);
   if (problem.layout == Layout::kTransposed) name += "/transposed";
+  if (problem.layout == Layout::kSequenceFirst) name += "/sequence_first";
   benchmark::RegisterBenchmark(name.c_str(), RunProblem, problem)->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
@@ -116,6 +117,9 @@ int main(int argc, char **argv) {
   Register({{4096, 4096}, ACL_BF16, Layout::kTransposed});
   Register({{32, 3136, 128}, ACL_FLOAT});
   Register({{32, 3136, 128}, ACL_FLOAT, Layout::kTransposed});
+  // [B, S, H] activations of a sequence-first model ([S, B, H] memory), against the flat (8192, 768).
+  Register({{16, 512, 768}, ACL_FLOAT, Layout::kSequenceFirst});
+  Register({{16, 512, 768}, ACL_BF16, Layout::kSequenceFirst});
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   aclrtResetDevice(0);
