@@ -5,12 +5,16 @@
 // per cent between minutes, alternating whole benchmark runs of two builds compares them at
 // different bandwidths; alternating single calls does not.
 //
-// usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] [transposed]
+// usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]
+//                  [transposed|sequence_first|heads [batches=B]]
 //   LIBDIR_*: a build's lib64 (build/lib64, or a worktree's of another commit)
-//   transposed: the [M, N] operands (gradOut, input, gradInput; the forward's input and out) are
-//   views with strides [1, M] of [N, M] memory
-//   batches=B (with transposed): B batches of such views instead, [B, M / B, N] with strides
-//   [N * M / B, 1, M / B] (NCHW memory normalized over C)
+//   the row operands (gradOut, input, gradInput; the forward's input and out) are, instead of
+//   dense [M, N] tensors:
+//   transposed: views with strides [1, M] of [N, M] memory; with batches=B, B batches of such
+//   views, [B, M / B, N] with strides [N * M / B, 1, M / B] (NCHW memory normalized over C)
+//   sequence_first: [B, M / B, N] with strides [N, B * N, 1], [M / B, B, N] memory seen batch-first
+//   heads: [M / B, B, N] with strides [3 * B * N, N, 1], the queries of [M / B, 3, B, N] memory
+//   (a fused projection's B heads of N each a token: rows in runs of B, gaps between)
 //   prints each build's fastest and median time of the whole user call sequence (phase 1,
 //   phase 2, aclrtSynchronizeStream) and in how many pairs B was the faster.
 //
@@ -108,9 +112,10 @@ struct Operands {
   aclDataType dtype;
   void *grad_out, *input, *grad_input, *mean, *rstd, *weight, *grad_weight, *grad_bias;
 
-  Operands(int64_t m, int64_t n, aclDataType type) : rows(m), cols(n), dtype(type) {
+  // spread: the row operands' memory holds that many times their elements.
+  Operands(int64_t m, int64_t n, aclDataType type, int64_t spread) : rows(m), cols(n), dtype(type) {
     // Not the library's aclDataTypeSize: the library is loaded twice, not linked.
-    const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n);
+    const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n * spread);
     grad_out = Allocate(elements * size);
     input = Allocate(elements * size);
     grad_input = Allocate(elements * size);
@@ -142,19 +147,34 @@ struct Operands {
   }
 };
 
+// How the row operands are laid out (the usage above).
+enum class RowsView { kDense, kTransposed, kSequenceFirst, kHeads };
+
+// The row operands (M x N elements) as a view of three dims, with its strides.
+struct ViewShape {
+  std::vector<int64_t> dims, strides;
+};
+
+ViewShape ShapeOf(RowsView view, int64_t rows, int64_t cols, int64_t batches) {
+  const int64_t inner = rows / batches;
+  switch (view) {
+    case RowsView::kDense: break;
+    case RowsView::kTransposed: return {{batches, inner, cols}, {cols * inner, 1, inner}};
+    case RowsView::kSequenceFirst: return {{batches, inner, cols}, {cols, batches * cols, 1}};
+    case RowsView::kHeads: return {{inner, batches, cols}, {3 * batches * cols, cols, 1}};
+  }
+  return {{1, rows, cols}, {rows * cols, cols, 1}};
+}
+
 // One build's descriptors of the shared operands, its stream and its times.
 class Side {
  public:
-  // batches: 0 for dense operands, else how many transposed matrices the rows are cut into.
-  Side(const Build &build, const Operands &operands, bool forward, int64_t batches) : build_(build), forward_(forward) {
+  Side(const Build &build, const Operands &operands, bool forward, const ViewShape &shape) : build_(build), forward_(forward) {
     build_.init(nullptr);
     build_.set_device(0);
     build_.create_stream(&stream_);
-    const int64_t batch_rows = operands.rows / std::max<int64_t>(batches, 1);
-    const std::vector<int64_t> matrix = {batches > 0 ? batches : 1, batch_rows, operands.cols};
-    const std::vector<int64_t> stats = {matrix[0], batch_rows, 1}, row = {operands.cols};
-    const std::vector<int64_t> matrix_strides = batches > 0 ? std::vector<int64_t>{operands.cols * batch_rows, 1, batch_rows}
-                                                            : std::vector<int64_t>{operands.rows * operands.cols, operands.cols, 1};
+    const std::vector<int64_t> &matrix = shape.dims, &matrix_strides = shape.strides;
+    const std::vector<int64_t> stats = {matrix[0], matrix[1], 1}, row = {operands.cols};
     grad_out_ = Tensor(matrix, operands.dtype, operands.grad_out, matrix_strides);
     input_ = Tensor(matrix, operands.dtype, operands.input, matrix_strides);
     grad_input_ = Tensor(matrix, operands.dtype, operands.grad_input, matrix_strides);
@@ -196,8 +216,11 @@ class Side {
  private:
   // strides: empty for a dense tensor.
   aclTensor *Tensor(const std::vector<int64_t> &dims, aclDataType dtype, void *data, const std::vector<int64_t> &strides = {}) {
-    int64_t elements = 1;
-    for (const int64_t dim : dims) elements *= dim;
+    int64_t elements = 1;  // the storage the view reaches into
+    for (size_t d = 0; d < dims.size(); ++d) elements += strides.empty() ? 0 : (dims[d] - 1) * strides[d];
+    if (strides.empty()) {
+      for (const int64_t dim : dims) elements *= dim;
+    }
     return build_.create_tensor(dims.data(), dims.size(), dtype, strides.empty() ? nullptr : strides.data(), 0, ACL_FORMAT_ND,
                                 &elements, 1, data);
   }
@@ -219,13 +242,18 @@ class Side {
 }  // namespace
 
 int main(int argc, char **argv) {
-  bool forward = false, transposed = false, known_options = true;
+  bool forward = false, known_options = true;
+  RowsView view = RowsView::kDense;
   int64_t batches = 1;
   for (int arg = 7; arg < argc; ++arg) {
     if (std::strcmp(argv[arg], "forward") == 0) {
       forward = true;
     } else if (std::strcmp(argv[arg], "transposed") == 0) {
-      transposed = true;
+      view = RowsView::kTransposed;
+    } else if (std::strcmp(argv[arg], "sequence_first") == 0) {
+      view = RowsView::kSequenceFirst;
+    } else if (std::strcmp(argv[arg], "heads") == 0) {
+      view = RowsView::kHeads;
     } else if (std::strncmp(argv[arg], "batches=", 8) == 0) {
       batches = std::atoll(argv[arg] + 8);
     } else {
@@ -233,7 +261,9 @@ int main(int argc, char **argv) {
     }
   }
   if (argc < 7 || !known_options) {
-    std::fprintf(stderr, "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] [transposed [batches=B]]\n");
+    std::fprintf(stderr,
+                 "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] "
+                 "[transposed|sequence_first|heads [batches=B]]\n");
     return 2;
   }
   const int64_t rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
@@ -248,10 +278,9 @@ int main(int argc, char **argv) {
   }
   setenv("OMP_WAIT_POLICY", "passive", 0);  // before either OpenMP runtime starts
 
-  const Operands operands(rows, cols, dtype);
-  const int64_t transposed_batches = transposed ? batches : 0;
-  Side sides[2] = {Side(Load(argv[1]), operands, forward, transposed_batches),
-                   Side(Load(argv[2]), operands, forward, transposed_batches)};
+  const Operands operands(rows, cols, dtype, view == RowsView::kHeads ? 3 : 1);
+  const ViewShape shape = ShapeOf(view, rows, cols, batches);
+  Side sides[2] = {Side(Load(argv[1]), operands, forward, shape), Side(Load(argv[2]), operands, forward, shape)};
   void *workspace = nullptr;
   uint64_t workspace_size = 0;
   for (Side &side : sides) {  // warm-up, and the workspace sized for both

@@ -107,6 +107,13 @@ struct RowBlock {
     if (grad_input != nullptr) later.grad_input += rows * grad_input_step;
     return later;
   }
+
+  // The first row alone: every row of a group that takes rows from it gets that row.
+  RowBlock FirstRow() const {
+    RowBlock first = *this;
+    first.grad_out_step = first.input_step = first.grad_input_step = 0;
+    return first;
+  }
 };
 
 // The operands' rows from row `first` on, where the args point at them (an operand staged by rows
@@ -377,24 +384,29 @@ inline bool GroupsRows(int64_t rows, int64_t cols, size_t element_size) {
 
 // Rows [begin, end), row begin the first of `rows`; grouped (GroupsRows): in groups of
 // kGroupRows, the rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory
-// rather than in a staged tile).
+// rather than in a staged tile), the last rows the first of `following`, where the rows after end
+// lie: runs of rows cut at batch ends are short where a view's batches are a token's heads.
+// Against fetching their own rows again, alternating builds call by call (bench/ab_builds
+// ... heads batches=12): (98304, 64) BF16 4.60 -> 3.78 ms (29 of 30 pairs), FLOAT 4.75 -> 4.57
+// (21 of 30); dense and long runs even.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const lnb::RowBlock &rows,
-             bool grouped, bool stream, bool prefetch) {
+             bool grouped, bool stream, bool prefetch, const lnb::RowBlock &following) {
   auto at = [&](int64_t m) { return rows.Skip(m - begin); };
+  // What rows m, m + 1, ... fetch: the `count` rows after them, those that end the rows where
+  // fewer are left, or the rows that follow.
+  auto next = [&](int64_t m, int64_t count) {
+    if (!prefetch) return at(m);
+    if (m + count >= end) return following.FirstRow();
+    return at(std::min(m + count, end - count));
+  };
   int64_t m = begin;
   if constexpr (kGroupRows > 1) {
     if (grouped) {
-      for (; m + kGroupRows <= end; m += kGroupRows) {
-        const int64_t next = prefetch ? std::min(m + kGroupRows, end - kGroupRows) : m;
-        passes.template Rows<kGroupRows>(m, at(m), stream, at(next));
-      }
+      for (; m + kGroupRows <= end; m += kGroupRows) passes.template Rows<kGroupRows>(m, at(m), stream, next(m, kGroupRows));
     }
   }
-  for (; m < end; ++m) {
-    const int64_t next = prefetch && m + 1 < end ? m + 1 : m;
-    passes.template Rows<1>(m, at(m), stream, at(next));
-  }
+  for (; m < end; ++m) passes.template Rows<1>(m, at(m), stream, next(m, 1));
 }
 
 // Rows [row_begin, row_end) of one chunk, in order.
@@ -411,7 +423,8 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   if (task.tiles == nullptr) {
     for (int64_t begin = task.row_begin, end; begin < task.row_end; begin = end) {
       end = lnb::DirectRowsEnd(args, begin, task.row_end);
-      RunRows(passes, begin, end, lnb::DirectRows(args, begin), grouped, task.stream, true);
+      const lnb::RowBlock rows = lnb::DirectRows(args, begin);
+      RunRows(passes, begin, end, rows, grouped, task.stream, true, end < task.row_end ? lnb::DirectRows(args, end) : rows.Skip(end - 1 - begin));
     }
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
@@ -436,7 +449,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
         rows.grad_input = grad_input_tile;
         rows.grad_input_step = row_bytes;
       }
-      RunRows(passes, begin, end, rows, grouped, false, false);
+      RunRows(passes, begin, end, rows, grouped, false, false, rows);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
