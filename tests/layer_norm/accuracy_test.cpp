@@ -33,8 +33,9 @@ struct ForwardCase {
   bool scatter = false;  // every tensor through a non-contiguous view
   // input's and out's rows: dense (or scattered), sliced out of wider rows (odd pads and offsets),
   // the columns of a row-major matrix, or so batch by batch (NCHW memory as [N, H*W, C]), or
-  // batches of dense rows ([B, S, H] over sequence-first [S, B, H] memory).
-  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor, kSequenceFirst };
+  // batches of dense rows ([B, S, H] over sequence-first [S, B, H] memory), or none of these
+  // (dims stored in reverse order).
+  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor, kSequenceFirst, kReversed };
   Rows rows_layout = Rows::kDense;
   std::optional<Rows> out_rows_layout;  // out's rows when not laid out as input's
   double spread = 1.0, shift = 0.0;
@@ -43,7 +44,7 @@ struct ForwardCase {
   bool outlying_first_elements = false;
   static constexpr double kFirstElementSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
   static constexpr const char *kRowsNames[] = {"", " padded rows", " transposed rows", " channel-major rows",
-                                               " sequence-first rows"};
+                                               " sequence-first rows", " reversed dims"};
 
   std::string Describe() const {
     std::string text = "dims";
@@ -77,6 +78,7 @@ struct ForwardTensors {
         case ForwardCase::Rows::kTransposed: return std::make_unique<DeviceTensor>(c.dims, dtype, TransposedRowsLayout(c.dims));
         case ForwardCase::Rows::kChannelMajor: return std::make_unique<DeviceTensor>(c.dims, dtype, ChannelMajorLayout(c.dims));
         case ForwardCase::Rows::kSequenceFirst: return std::make_unique<DeviceTensor>(c.dims, dtype, SequenceFirstLayout(c.dims));
+        case ForwardCase::Rows::kReversed: return std::make_unique<DeviceTensor>(c.dims, dtype, ReversedLayout(c.dims));
       }
       return make(c.dims, dtype);
     };
@@ -388,6 +390,28 @@ TEST_F(ForwardTest, SequenceFirstRowsGetTheBitsOfDenseRows) {
   c.out_rows_layout = ForwardCase::Rows::kTransposed;
   EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), transposed_input)
       << "sequence-first input, transposed out: outputs differ";
+}
+
+TEST_F(ForwardTest, RowsMovedElementByElementGetTheBitsOfDenseRows) {
+  // Rows that are neither dense nor a matrix's columns (dims stored in reverse order) move block
+  // by block through tiles, element by element: one block or several (32-row blocks of 4096
+  // columns), short 16-bit rows taken in groups, with the other operand dense, in place or moved
+  // by transpositions.
+  ForwardCase c;
+  for (const auto &[dims, dtype] : {std::pair<std::vector<int64_t>, aclDataType>{{3, 50, 4096}, ACL_FLOAT},
+                                    {{5, 37, 24}, ACL_FLOAT16},
+                                    {{2, 9, 130}, ACL_BF16}}) {
+    c.dims = dims;
+    c.input = c.weight = c.bias = c.out = dtype;
+    c.out_rows_layout.reset();
+    const std::vector<std::vector<double>> dense = OutputsOf(c, ForwardCase::Rows::kDense);
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kReversed), dense) << c.Describe() << ": reversed dims' outputs differ";
+    c.out_rows_layout = ForwardCase::Rows::kDense;
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kReversed), dense) << c.Describe() << ": outputs differ";
+    c.out_rows_layout = ForwardCase::Rows::kReversed;
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), dense) << c.Describe() << ": outputs differ";
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kTransposed), dense) << c.Describe() << ": outputs differ";
+  }
 }
 
 TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {

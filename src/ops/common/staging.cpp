@@ -70,15 +70,15 @@ bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpaci
   return true;
 }
 
-StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout) {
+StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
   StagedOperand operand = UsedInPlace(wanted, tensor);
-  if (!operand.present || DenseRowsInPlace(tensor->view, row_dims, &operand.spacing)) return operand;
-  if (TransposedBatches(tensor->view, row_dims, &operand.batches)) {
-    operand.staging = StagedOperand::Staging::kTransposedRows;
-    operand.view = tensor->view;  // TransposeRows walks its batches
-    return operand;
-  }
-  return PlanWhole(wanted, tensor, layout);
+  if (!operand.present) return operand;
+  const bool same_dtype = operand.view.dtype == kernel_dtype;
+  if (same_dtype && DenseRowsInPlace(tensor->view, row_dims, &operand.spacing)) return operand;
+  const bool transposed = same_dtype && TransposedBatches(tensor->view, row_dims, &operand.batches);
+  operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
+  operand.view = tensor->view;  // the row movers walk its shape
+  return operand;
 }
 
 int64_t TransposedBlockRows(int64_t row_bytes) {
@@ -94,6 +94,11 @@ bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *b
   return true;
 }
 
+namespace {
+
+// Rows [row_begin, row_end) of a kTransposedRows operand (cols elements each) transposed between
+// its view and `dense`, which holds those rows back to back, run by run within a batch: into
+// dense when far is kSource, out of it otherwise.
 void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
                    kernels::TransposeFar far, kernels::Isa isa) {
   const MatrixBatches &batches = operand.batches;
@@ -112,6 +117,26 @@ void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin
       kernels::Transpose(dense_rows, cols, count, cols, run, batches.col_stride, element_size, far, isa);
     }
     m += count;
+  }
+}
+
+}  // namespace
+
+void GatherOperandRows(const StagedOperand &operand, size_t row_dims, int64_t cols, int64_t row_begin, int64_t row_end,
+                       void *dense, kernels::Isa isa) {
+  if (operand.staging == StagedOperand::Staging::kTransposedRows) {
+    TransposeRows(operand, cols, row_begin, row_end, dense, kernels::TransposeFar::kSource, isa);
+  } else {
+    GatherRows(operand.view, row_dims, row_begin, row_end, dense);
+  }
+}
+
+void ScatterOperandRows(void *dense, aclDataType dense_dtype, const StagedOperand &operand, size_t row_dims, int64_t cols,
+                        int64_t row_begin, int64_t row_end, kernels::TransposeFar far, kernels::Isa isa) {
+  if (operand.staging == StagedOperand::Staging::kTransposedRows) {
+    TransposeRows(operand, cols, row_begin, row_end, dense, far, isa);
+  } else {
+    ScatterRows(dense, dense_dtype, operand.view, row_dims, row_begin, row_end);
   }
 }
 

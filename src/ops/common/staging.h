@@ -13,10 +13,9 @@
 
 namespace aclhost {
 
-// kRows: moved in blocks of rows by the kernel itself (the backward's large operands);
-// kTransposedRows: the same, by transpositions (TransposeRows), for a view whose rows are, batch
-// by batch, the columns of a row-major matrix (TransposedBatches): by the backward's kernel or,
-// for the forward, by its plan block by block.
+// kRows: moved in blocks of rows, element by element, by the backward's kernel or the forward's
+// plan (PlanRows); kTransposedRows: the same, by SIMD transpositions, for a view whose
+// rows are, batch by batch, the columns of a row-major matrix (TransposedBatches).
 struct StagedOperand {
   enum class Staging { kDirect, kWhole, kRows, kTransposedRows };
 
@@ -59,10 +58,11 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
 // (TensorView::DenseRowsInBatches), which the kernels read and write in place: then where they lie.
 bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing);
 
-// The tensor read or written in place, row by row, when DenseRowsInPlace (spacing set); moved by
-// transpositions, block by block, where its rows are (batches of) a matrix's columns
-// (kTransposedRows); else as PlanWhole.
-StagedOperand PlanRowsInPlace(bool wanted, const aclTensor *tensor, size_t row_dims, WorkspaceLayout *layout);
+// A row operand of a kernel that works in kernel_dtype: read or written in place, row by row,
+// when DenseRowsInPlace (spacing set) in that dtype; else moved block by block through tiles
+// (MovedByRows): by transpositions where its rows are (batches of) a matrix's columns
+// (kTransposedRows), else element by element (kRows).
+StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype);
 
 // Rows moved by transpositions at a time: about kernels::kTileBytes of rows of row_bytes (each
 // column then moves in runs that long), a whole number of cache lines per column, 32 rows at least.
@@ -72,13 +72,15 @@ int64_t TransposedBlockRows(int64_t row_bytes);
 // matrix (a transpose, or NCHW memory seen as [N, H*W, C]): MatrixBatches with row_stride 1.
 bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches);
 
-// Rows [row_begin, row_end) of a kTransposedRows operand (cols elements each)
-// transposed between its view and `dense`, which holds those rows back to back, run by run within
-// a batch: into dense when far is kSource, out of it otherwise.
-void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
-                   kernels::TransposeFar far, kernels::Isa isa);
+// Rows [row_begin, row_end) of a MovedByRows operand (cols elements each, the last row_dims dims)
+// into `dense`, back to back in its dtype; and out of dense (rows in dense_dtype) into the
+// operand, a transposition writing it as `far` says.
+void GatherOperandRows(const StagedOperand &operand, size_t row_dims, int64_t cols, int64_t row_begin, int64_t row_end,
+                       void *dense, kernels::Isa isa);
+void ScatterOperandRows(void *dense, aclDataType dense_dtype, const StagedOperand &operand, size_t row_dims, int64_t cols,
+                        int64_t row_begin, int64_t row_end, kernels::TransposeFar far, kernels::Isa isa);
 
-// How TransposeRows writes an output of output_bytes in all: streamed past the caches when
+// How a transposition writes an output of output_bytes in all: streamed past the caches when
 // kernels::StreamsOutput says so.
 kernels::TransposeFar OutputFar(int64_t output_bytes);
 

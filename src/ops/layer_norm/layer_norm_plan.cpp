@@ -18,9 +18,9 @@ char *RowsFrom(const void *rows, const kernels::RowSpacing &spacing, int64_t fir
 }
 
 // The kernel over blocks of plan.block_rows rows, the blocks shared among the threads: a block's
-// transposed input gathered into its worker's tile, the kernel on the block alone (one thread),
-// its out scattered from the tile while the block is still in cache. Rows are independent, so the
-// bits are those of one call over all rows.
+// input gathered into its worker's tile (by transpositions or element by element), the kernel on
+// the block alone (one thread), its out scattered from the tile while the block is still in
+// cache. Rows are independent, so the bits are those of one call over all rows.
 void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, char *workspace, const StagingRun &staging) {
   const int64_t blocks = (plan.rows + plan.block_rows - 1) / plan.block_rows;
   const uint64_t input_tile = plan.input_tile_bytes, out_tile = plan.out_tile_bytes;
@@ -34,7 +34,7 @@ void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, 
     part.config.threads = 1;
     part.scratch = tiles + input_tile + out_tile;
     if (plan.input.MovedByRows()) {
-      TransposeRows(plan.input, plan.cols, begin, end, tiles, kernels::TransposeFar::kSource, staging.isa);
+      GatherOperandRows(plan.input, plan.row_dims, plan.cols, begin, end, tiles, staging.isa);
       part.input = tiles;
       part.input_spacing = kernels::RowSpacing();
     } else {
@@ -51,7 +51,10 @@ void RunInBlocks(const LayerNormPlan &plan, const kernels::LayerNormArgs &args, 
     part.mean = RowsFrom(args.mean, kernels::RowSpacing(), begin, 1, plan.mean.view.dtype);
     part.rstd = RowsFrom(args.rstd, kernels::RowSpacing(), begin, 1, plan.rstd.view.dtype);
     kernels::LayerNormForward(part);
-    if (plan.out.MovedByRows()) TransposeRows(plan.out, plan.cols, begin, end, tiles + input_tile, out_far, staging.isa);
+    if (plan.out.MovedByRows()) {
+      ScatterOperandRows(tiles + input_tile, plan.out.view.dtype, plan.out, plan.row_dims, plan.cols, begin, end, out_far,
+                         staging.isa);
+    }
   });
 }
 
@@ -68,18 +71,19 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   WorkspaceLayout layout;
   const bool has_elements = shape.cols > 0;  // empty rows: only the statistics are written
   // input and out row by row in place where their rows are dense and evenly spaced, batch by
-  // batch (a slice of wider rows, sequence-first memory).
-  const size_t row_dims = op.normalized_shape->values.size();
-  plan.input = PlanRowsInPlace(has_elements, op.input, row_dims, &layout);
+  // batch (a slice of wider rows, sequence-first memory), else block by block through tiles; the
+  // kernel reads and writes each in its own dtype.
+  plan.row_dims = op.normalized_shape->values.size();
+  plan.input = PlanRows(has_elements, op.input, plan.row_dims, op.input->view.dtype);
   plan.weight = PlanWhole(has_elements, op.weight, &layout);
   plan.bias = PlanWhole(has_elements, op.bias, &layout);
-  plan.out = PlanRowsInPlace(has_elements, op.out, row_dims, &layout);
+  plan.out = PlanRows(has_elements, op.out, plan.row_dims, op.out->view.dtype);
   plan.mean = PlanWhole(true, op.mean, &layout);
   plan.rstd = PlanWhole(true, op.rstd, &layout);
   const size_t scratch_bytes = kernels::LayerNormForwardScratchBytes(shape.cols, KernelTypeOf(plan.weight), KernelTypeOf(plan.bias));
   if (plan.input.MovedByRows() || plan.out.MovedByRows()) {
-    // Block by block: each worker's input and out tiles (whole cache lines of every column), then
-    // its own kernel scratch.
+    // Block by block: each worker's input and out tiles (whole cache lines of every column of a
+    // transposition), then its own kernel scratch.
     const size_t widest = std::max(aclDataTypeSize(op.input->view.dtype), aclDataTypeSize(op.out->view.dtype));
     plan.block_rows = TransposedBlockRows(shape.cols * static_cast<int64_t>(widest));
     const auto tile_bytes = [&](const StagedOperand &operand) -> uint64_t {

@@ -9,20 +9,6 @@
 namespace aclhost {
 namespace {
 
-// gradOut, input, gradInput: read or written in place when the rows are dense, in batches of
-// evenly spaced rows, and in the kernel's dtype, else moved by rows through the kernel's tiles: by
-// transpositions when they are (batches of) a matrix's columns, else element by element.
-StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
-  StagedOperand operand = UsedInPlace(wanted, tensor);
-  if (!operand.present) return operand;
-  const bool same_dtype = operand.view.dtype == kernel_dtype;
-  if (same_dtype && DenseRowsInPlace(tensor->view, row_dims, &operand.spacing)) return operand;
-  const bool transposed = same_dtype && TransposedBatches(tensor->view, row_dims, &operand.batches);
-  operand.staging = transposed ? StagedOperand::Staging::kTransposedRows : StagedOperand::Staging::kRows;
-  operand.view = tensor->view;  // the row movers walk its shape
-  return operand;
-}
-
 // A transposition moves rows best a cache line of each column at a time.
 int64_t RowsAtOnce(const StagedOperand &operand) {
   constexpr int64_t kCacheLine = 64;
@@ -45,22 +31,13 @@ struct RowMover {
 
 void GatherRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
   const RowMover &mover = *static_cast<const RowMover *>(context);
-  const StagedOperand &operand = *mover.operand;
-  if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    TransposeRows(operand, mover.cols, row_begin, row_end, dense, kernels::TransposeFar::kSource, mover.isa);
-    return;
-  }
-  GatherRows(operand.view, mover.row_dims, row_begin, row_end, dense);
+  GatherOperandRows(*mover.operand, mover.row_dims, mover.cols, row_begin, row_end, dense, mover.isa);
 }
 
 void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void *dense) {
   const RowMover &mover = *static_cast<const RowMover *>(context);
-  const StagedOperand &operand = *mover.operand;
-  if (operand.staging == StagedOperand::Staging::kTransposedRows) {
-    TransposeRows(operand, mover.cols, row_begin, row_end, dense, mover.far_destination, mover.isa);
-    return;
-  }
-  ScatterRows(dense, mover.dense_dtype, operand.view, mover.row_dims, row_begin, row_end);
+  ScatterOperandRows(dense, mover.dense_dtype, *mover.operand, mover.row_dims, mover.cols, row_begin, row_end,
+                     mover.far_destination, mover.isa);
 }
 
 }  // namespace
@@ -86,6 +63,7 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   WorkspaceLayout layout;
   plan.row_dims = op.normalized_shape->values.size();
   const aclDataType data_dtype = op.input->view.dtype;
+  // gradOut, input and gradInput in place where their rows allow, else through the kernel's tiles.
   plan.grad_out = PlanRows(true, op.grad_out, plan.row_dims, data_dtype);
   plan.input = PlanRows(true, op.input, plan.row_dims, data_dtype);
   plan.mean = PlanWhole(true, op.mean, &layout);
