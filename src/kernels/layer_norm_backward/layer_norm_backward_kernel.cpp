@@ -424,7 +424,8 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     for (int64_t begin = task.row_begin, end; begin < task.row_end; begin = end) {
       end = lnb::DirectRowsEnd(args, begin, task.row_end);
       const lnb::RowBlock rows = lnb::DirectRows(args, begin);
-      RunRows(passes, begin, end, rows, grouped, task.stream, true, end < task.row_end ? lnb::DirectRows(args, end) : rows.Skip(end - 1 - begin));
+      const lnb::RowBlock following = end < task.row_end ? lnb::DirectRows(args, end) : rows.Skip(end - 1 - begin);
+      RunRows(passes, begin, end, rows, grouped, task.stream, true, following);
     }
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still

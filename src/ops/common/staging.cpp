@@ -17,6 +17,50 @@ void StageWhole(const aclTensor *tensor, StagedOperand *operand, WorkspaceLayout
   operand->workspace_offset = layout->Reserve(operand->view.NumElements() * aclDataTypeSize(operand->view.dtype));
 }
 
+// Whether the view's rows (the last row_dims dims) are dense and evenly spaced, whole or batch by
+// batch, which the kernels read and write in place: then where they lie.
+bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing) {
+  MatrixBatches batches;
+  if (!view.DenseRowsInBatches(row_dims, &batches)) return false;
+  spacing->row_stride = batches.row_stride;
+  spacing->batch_rows = batches.batch_rows;
+  spacing->batch_stride = batches.batch_stride;
+  return true;
+}
+
+// Whether the view's rows are, batch by batch, the columns of a row-major matrix (a transpose, or
+// NCHW memory seen as [N, H*W, C]): MatrixBatches with row_stride 1.
+bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches) {
+  MatrixBatches found;
+  if (!view.AsMatrixBatches(row_dims, &found) || found.row_stride != 1) return false;
+  *batches = found;
+  return true;
+}
+
+// Rows [row_begin, row_end) of a kTransposedRows operand (cols elements each) transposed between
+// its view and `dense`, which holds those rows back to back, run by run within a batch: into
+// dense when far is kSource, out of it otherwise.
+void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
+                   kernels::TransposeFar far, kernels::Isa isa) {
+  const MatrixBatches &batches = operand.batches;
+  char *const first_element = static_cast<char *>(operand.view.FirstElement());
+  const size_t element_size = aclDataTypeSize(operand.view.dtype);
+  const int64_t size = static_cast<int64_t>(element_size);
+  // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
+  for (int64_t m = row_begin; m < row_end;) {
+    const int64_t batch = m / batches.batch_rows, in_batch = m % batches.batch_rows;
+    const int64_t count = std::min(row_end - m, batches.batch_rows - in_batch);
+    char *const run = first_element + (batch * batches.batch_stride + in_batch) * size;
+    char *const dense_rows = static_cast<char *>(dense) + (m - row_begin) * cols * size;
+    if (far == kernels::TransposeFar::kSource) {
+      kernels::Transpose(run, batches.col_stride, cols, count, dense_rows, cols, element_size, far, isa);
+    } else {
+      kernels::Transpose(dense_rows, cols, count, cols, run, batches.col_stride, element_size, far, isa);
+    }
+    m += count;
+  }
+}
+
 }  // namespace
 
 uint64_t WorkspaceLayout::Reserve(uint64_t bytes) {
@@ -61,15 +105,6 @@ StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *l
   return operand;
 }
 
-bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing) {
-  MatrixBatches batches;
-  if (!view.DenseRowsInBatches(row_dims, &batches)) return false;
-  spacing->row_stride = batches.row_stride;
-  spacing->batch_rows = batches.batch_rows;
-  spacing->batch_stride = batches.batch_stride;
-  return true;
-}
-
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype) {
   StagedOperand operand = UsedInPlace(wanted, tensor);
   if (!operand.present) return operand;
@@ -81,46 +116,11 @@ StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, ac
   return operand;
 }
 
-int64_t TransposedBlockRows(int64_t row_bytes) {
+int64_t StagedBlockRows(int64_t row_bytes) {
   constexpr int64_t kLineRows = 32;  // a cache line of a 16-bit column, two of a FLOAT one
   const int64_t by_size = kernels::kTileBytes / row_bytes;
   return std::max(kLineRows, by_size / kLineRows * kLineRows);
 }
-
-bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches) {
-  MatrixBatches found;
-  if (!view.AsMatrixBatches(row_dims, &found) || found.row_stride != 1) return false;
-  *batches = found;
-  return true;
-}
-
-namespace {
-
-// Rows [row_begin, row_end) of a kTransposedRows operand (cols elements each) transposed between
-// its view and `dense`, which holds those rows back to back, run by run within a batch: into
-// dense when far is kSource, out of it otherwise.
-void TransposeRows(const StagedOperand &operand, int64_t cols, int64_t row_begin, int64_t row_end, void *dense,
-                   kernels::TransposeFar far, kernels::Isa isa) {
-  const MatrixBatches &batches = operand.batches;
-  char *const first_element = static_cast<char *>(operand.view.FirstElement());
-  const size_t element_size = aclDataTypeSize(operand.view.dtype);
-  const int64_t size = static_cast<int64_t>(element_size);
-  // Memory holds a run's rows as columns: cols rows of `count` elements, col_stride apart.
-  for (int64_t m = row_begin; m < row_end;) {
-    const int64_t batch = m / batches.batch_rows, in_batch = m % batches.batch_rows;
-    const int64_t count = std::min(row_end - m, batches.batch_rows - in_batch);
-    char *const run = first_element + (batch * batches.batch_stride + in_batch) * size;
-    char *const dense_rows = static_cast<char *>(dense) + (m - row_begin) * cols * size;
-    if (far == kernels::TransposeFar::kSource) {
-      kernels::Transpose(run, batches.col_stride, cols, count, dense_rows, cols, element_size, far, isa);
-    } else {
-      kernels::Transpose(dense_rows, cols, count, cols, run, batches.col_stride, element_size, far, isa);
-    }
-    m += count;
-  }
-}
-
-}  // namespace
 
 void GatherOperandRows(const StagedOperand &operand, size_t row_dims, int64_t cols, int64_t row_begin, int64_t row_end,
                        void *dense, kernels::Isa isa) {

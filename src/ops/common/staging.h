@@ -15,7 +15,8 @@ namespace aclhost {
 
 // kRows: moved in blocks of rows, element by element, by the backward's kernel or the forward's
 // plan (PlanRows); kTransposedRows: the same, by SIMD transpositions, for a view whose
-// rows are, batch by batch, the columns of a row-major matrix (TransposedBatches).
+// rows are, batch by batch, the columns of a row-major matrix (TensorView::AsMatrixBatches with
+// row_stride 1).
 struct StagedOperand {
   enum class Staging { kDirect, kWhole, kRows, kTransposedRows };
 
@@ -54,23 +55,17 @@ StagedOperand Describe(bool wanted, const aclTensor *tensor);
 StagedOperand UsedInPlace(bool wanted, const aclTensor *tensor);
 // A dense copy of the whole tensor, in its own dtype, when its view is not dense; else UsedInPlace.
 StagedOperand PlanWhole(bool wanted, const aclTensor *tensor, WorkspaceLayout *layout);
-// Whether the view's rows (the last row_dims dims) are dense and in batches of evenly spaced rows
-// (TensorView::DenseRowsInBatches), which the kernels read and write in place: then where they lie.
-bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing);
-
-// A row operand of a kernel that works in kernel_dtype: read or written in place, row by row,
-// when DenseRowsInPlace (spacing set) in that dtype; else moved block by block through tiles
+// A row operand of a kernel that works in kernel_dtype: read or written in place, row by row, when
+// its rows (the last row_dims dims) are dense and evenly spaced, whole or batch by batch
+// (TensorView::DenseRowsInBatches; spacing set), in that dtype; else moved block by block through tiles
 // (MovedByRows): by transpositions where its rows are (batches of) a matrix's columns
 // (kTransposedRows), else element by element (kRows).
 StagedOperand PlanRows(bool wanted, const aclTensor *tensor, size_t row_dims, aclDataType kernel_dtype);
 
-// Rows moved by transpositions at a time: about kernels::kTileBytes of rows of row_bytes (each
-// column then moves in runs that long), a whole number of cache lines per column, 32 rows at least.
-int64_t TransposedBlockRows(int64_t row_bytes);
-
-// Whether the view's rows (the last row_dims dims) are, batch by batch, the columns of a row-major
-// matrix (a transpose, or NCHW memory seen as [N, H*W, C]): MatrixBatches with row_stride 1.
-bool TransposedBatches(const TensorView &view, size_t row_dims, MatrixBatches *batches);
+// Rows moved through tiles at a time: about kernels::kTileBytes of rows of row_bytes (each column
+// of a transposition then moves in runs that long), a whole number of cache lines per column, 32
+// rows at least.
+int64_t StagedBlockRows(int64_t row_bytes);
 
 // Rows [row_begin, row_end) of a MovedByRows operand (cols elements each, the last row_dims dims)
 // into `dense`, back to back in its dtype; and out of dense (rows in dense_dtype) into the
