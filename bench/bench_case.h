@@ -70,9 +70,11 @@ class GrowingWorkspace {
 };
 
 // How a benchmark lays out its row operands: dense, rows padded by 64 elements, the last two dims
-// stored swapped (a transposed view; with a leading batch dim, NCHW memory as [N, H*W, C]), or the
-// first two ([B, S, H] over sequence-first [S, B, H] memory: batches of evenly spaced rows).
-enum class Layout { kContiguous, kPaddedRows, kTransposed, kSequenceFirst };
+// stored swapped (a transposed view; with a leading batch dim, NCHW memory as [N, H*W, C]), the
+// first two ([B, S, H] over sequence-first [S, B, H] memory: batches of evenly spaced rows), or
+// [T, heads, N] as the queries of [T, 3, heads, N] memory (a fused projection: runs of heads rows
+// with gaps between).
+enum class Layout { kContiguous, kPaddedRows, kTransposed, kSequenceFirst, kHeads };
 
 // Device tensors a benchmark makes and frees, their values placed through the layout's strides.
 class DeviceTensors {
@@ -100,6 +102,7 @@ class DeviceTensors {
     std::vector<int64_t> strides(rank, 1);
     int64_t storage = 1;
     for (size_t k = rank; k-- > 0;) {
+      if (k == 0 && layout == Layout::kHeads) storage *= 3;  // the keys and values after the queries
       strides[order[k]] = storage;
       storage *= dims[order[k]] + (k + 1 == rank ? pad : 0);
     }

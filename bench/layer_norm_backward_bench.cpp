@@ -109,6 +109,7 @@ std::string Name(const Problem &problem) {
   if (problem.layout == Layout::kPaddedRows) name += "/padded_rows";
   if (problem.layout == Layout::kTransposed) name += "/transposed";
   if (problem.layout == Layout::kSequenceFirst) name += "/sequence_first";
+  if (problem.layout == Layout::kHeads) name += "/heads";
   return name;
 }
 
@@ -146,6 +147,12 @@ int main(int argc, char **argv) {
   // [B, S, H] activations of a sequence-first model ([S, B, H] memory), against the flat (8192, 768).
   Register({{16, 512, 768}, 1, ACL_FLOAT, Layout::kSequenceFirst});
   Register({{16, 512, 768}, 1, ACL_BF16, Layout::kSequenceFirst});
+  // LayerNorm over each of 12 heads of 64 (QK-norm) of a fused projection's queries, against the
+  // dense (98304, 64).
+  Register({{98304, 64}, 1, ACL_FLOAT});
+  Register({{98304, 64}, 1, ACL_BF16});
+  Register({{8192, 12, 64}, 1, ACL_FLOAT, Layout::kHeads});
+  Register({{8192, 12, 64}, 1, ACL_BF16, Layout::kHeads});
   // Small calls, where the fixed cost of a call is all there is.
   Register({{64, 256}, 1, ACL_FLOAT});
   Register({{1, 1024}, 1, ACL_FLOAT});
