@@ -14,7 +14,8 @@ uint64_t AlignedBytes(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 // for an absent one.
 char *RowsFrom(const void *rows, const kernels::RowSpacing &spacing, int64_t first, int64_t cols, aclDataType dtype) {
   if (rows == nullptr) return nullptr;
-  return const_cast<char *>(static_cast<const char *>(rows)) + kernels::RowOffsetBytes(spacing, first, cols, ElementTypeOf(dtype));
+  const int64_t offset = kernels::RowOffsetBytes(spacing, first, cols, ElementTypeOf(dtype));
+  return const_cast<char *>(static_cast<const char *>(rows)) + offset;
 }
 
 // The kernel over blocks of plan.block_rows rows, the blocks shared among the threads: a block's
