@@ -1,7 +1,8 @@
 #include "tensor/view_copy.h"
 
+#include <array>
+#include <cstdlib>
 #include <cstring>
-#include <vector>
 
 #include "common/float_convert.h"
 #include "common/parallel_for.h"
@@ -43,50 +44,61 @@ void StoreFromFloat(float value, aclDataType dtype, char *element) {
   }
 }
 
-// The view as at most a few loops: dims of size 1 dropped, dims that continue each other in
-// memory merged. strides in elements.
+// Dims [first, last) of a view as at most a few loops, outermost first: dims of size 1 dropped,
+// dims that continue each other in memory merged; strides in elements. Fixed capacity, so that a
+// phase 2 that moves a view allocates nothing: the operators admit views of at most 8 dims, and a
+// row walk adds one loop to a row's.
+constexpr size_t kMaxLoops = 16;
+
 struct Loops {
-  std::vector<int64_t> dims;
-  std::vector<int64_t> strides;
+  std::array<int64_t, kMaxLoops> dims{}, strides{};
+  size_t rank = 0;
+
+  void Append(int64_t dim, int64_t stride) {
+    if (dim == 1) return;
+    if (rank > 0 && strides[rank - 1] == stride * dim) {
+      dims[rank - 1] *= dim;
+      strides[rank - 1] = stride;
+      return;
+    }
+    if (rank == kMaxLoops) std::abort();  // more dims than any operator admits
+    dims[rank] = dim;
+    strides[rank] = stride;
+    ++rank;
+  }
+  // At least one loop (a single element: a loop of one).
+  void EnsureOne() {
+    if (rank > 0) return;
+    dims[0] = strides[0] = 1;
+    rank = 1;
+  }
 };
 
-Loops Simplify(const TensorView &view) {
+Loops Simplify(const TensorView &view, size_t first, size_t last) {
   Loops loops;
-  for (size_t d = 0; d < view.dims.size(); ++d) {
-    if (view.dims[d] == 1) continue;
-    if (!loops.dims.empty() && loops.strides.back() == view.strides[d] * view.dims[d]) {
-      loops.dims.back() *= view.dims[d];
-      loops.strides.back() = view.strides[d];
-      continue;
-    }
-    loops.dims.push_back(view.dims[d]);
-    loops.strides.push_back(view.strides[d]);
-  }
-  if (loops.dims.empty()) {
-    loops.dims.push_back(1);
-    loops.strides.push_back(1);
-  }
+  for (size_t d = first; d < last; ++d) loops.Append(view.dims[d], view.strides[d]);
   return loops;
 }
 
 constexpr int64_t kTile = 32;
 constexpr int64_t kPrefetchColumns = 16;
 
-// Visits every element of the view in an order that suits the memory. For each run of elements,
-// calls run(view_offset, view_step, dense_index, dense_step, count): rows of the innermost loop
-// (dense_step 1), or, when that loop is strided and the one outside it is not (a transposed
-// view), the columns of 32 x 32 tiles, so that the view is walked along its memory (view_step 1)
-// and both sides of a tile stay in cache. Rows (or tile rows) are shared among threads; every
-// element is written by exactly one of them.
+// Visits every element of the loops (from `first`, elements of element_size bytes) in an order that
+// suits the memory. For each run of elements, calls run(view_offset, view_step, dense_index,
+// dense_step, count): rows of the innermost loop (dense_step 1), or, when that loop is strided and
+// the one outside it is not (a transposed view), the columns of 32 x 32 tiles, so that the view is
+// walked along its memory (view_step 1) and both sides of a tile stay in cache. Rows (or tile rows)
+// are shared among threads; every element is written by exactly one of them.
 template <typename Run>
-void ForEachRun(const TensorView &view, int threads, Run run) {
-  if (view.NumElements() == 0) return;
-  const Loops loops = Simplify(view);
-  const size_t rank = loops.dims.size();
+void ForEachRun(Loops loops, const char *first, int64_t element_size, int threads, Run run) {
+  loops.EnsureOne();
+  for (size_t d = 0; d < loops.rank; ++d) {
+    if (loops.dims[d] == 0) return;
+  }
+  const size_t rank = loops.rank;
   const int64_t cols = loops.dims[rank - 1], col_stride = loops.strides[rank - 1];
   const int64_t rows = rank >= 2 ? loops.dims[rank - 2] : 1, row_stride = rank >= 2 ? loops.strides[rank - 2] : 0;
   const bool tiled = col_stride != 1 && row_stride == 1;
-  const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   int64_t outer_count = 1;
   for (size_t d = 0; d + 2 < rank; ++d) outer_count *= loops.dims[d];
   const int64_t row_groups = tiled ? (rows + kTile - 1) / kTile : rows;
@@ -103,7 +115,6 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
       return;
     }
     const int64_t i0 = group * kTile, i1 = i0 + kTile < rows ? i0 + kTile : rows;
-    const char *first = static_cast<const char *>(view.FirstElement());
     const int64_t run_bytes = (i1 - i0) * element_size;
     for (int64_t j = 0; j < cols; ++j) {
       // Each column's run is in its own pages, out of the hardware prefetcher's sight: ask for
@@ -118,29 +129,68 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
   });
 }
 
-template <typename Element>
-void CopyOut(const TensorView &view, void *dense, int threads) {
-  const Element *source = static_cast<const Element *>(view.FirstElement());
-  Element *out = static_cast<Element *>(dense);
-  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
-    if (step == 1 && dense_step == 1) {
-      std::memcpy(out + index, source + at, static_cast<size_t>(count) * sizeof(Element));
-      return;
-    }
-    for (int64_t k = 0; k < count; ++k) out[index + k * dense_step] = source[at + k * step];
-  });
+// The same over a whole view.
+template <typename Run>
+void ForEachRun(const TensorView &view, int threads, Run run) {
+  ForEachRun(Simplify(view, 0, view.dims.size()), static_cast<const char *>(view.FirstElement()),
+             static_cast<int64_t>(aclDataTypeSize(view.dtype)), threads, run);
 }
 
 template <typename Element>
-void CopyIn(const void *dense, const TensorView &view, int threads) {
+void CopyOut(const Loops &loops, const void *first, void *dense, int threads) {
+  const Element *source = static_cast<const Element *>(first);
+  Element *out = static_cast<Element *>(dense);
+  ForEachRun(loops, static_cast<const char *>(first), sizeof(Element), threads,
+             [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
+               if (step == 1 && dense_step == 1) {
+                 std::memcpy(out + index, source + at, static_cast<size_t>(count) * sizeof(Element));
+                 return;
+               }
+               for (int64_t k = 0; k < count; ++k) out[index + k * dense_step] = source[at + k * step];
+             });
+}
+
+template <typename Element>
+void CopyIn(const void *dense, const Loops &loops, void *first, int threads) {
   const Element *in = static_cast<const Element *>(dense);
-  Element *target = static_cast<Element *>(view.FirstElement());
-  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
-    if (step == 1 && dense_step == 1) {
-      std::memcpy(target + at, in + index, static_cast<size_t>(count) * sizeof(Element));
-      return;
+  Element *target = static_cast<Element *>(first);
+  ForEachRun(loops, static_cast<const char *>(first), sizeof(Element), threads,
+             [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
+               if (step == 1 && dense_step == 1) {
+                 std::memcpy(target + at, in + index, static_cast<size_t>(count) * sizeof(Element));
+                 return;
+               }
+               for (int64_t k = 0; k < count; ++k) target[at + k * step] = in[index + k * dense_step];
+             });
+}
+
+// Elements of the loops from `first` (dtype) into dense, same dtype.
+void GatherLoops(const Loops &loops, const void *first, aclDataType dtype, void *dense, int threads) {
+  if (aclDataTypeSize(dtype) == 2) {
+    CopyOut<uint16_t>(loops, first, dense, threads);
+  } else {
+    CopyOut<uint32_t>(loops, first, dense, threads);
+  }
+}
+
+// Dense elements (dense_dtype) to the loops from `first` (dtype), converted with round-to-nearest-even.
+void ScatterLoops(const void *dense, aclDataType dense_dtype, const Loops &loops, void *first, aclDataType dtype, int threads) {
+  if (dense_dtype == dtype) {
+    if (aclDataTypeSize(dtype) == 2) {
+      CopyIn<uint16_t>(dense, loops, first, threads);
+    } else {
+      CopyIn<uint32_t>(dense, loops, first, threads);
     }
-    for (int64_t k = 0; k < count; ++k) target[at + k * step] = in[index + k * dense_step];
+    return;
+  }
+  const char *in = static_cast<const char *>(dense);
+  const size_t in_size = aclDataTypeSize(dense_dtype);
+  char *base = static_cast<char *>(first);
+  const int64_t out_size = static_cast<int64_t>(aclDataTypeSize(dtype));
+  ForEachRun(loops, base, out_size, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
+    for (int64_t k = 0; k < count; ++k) {
+      StoreFromFloat(LoadAsFloat(in + (index + k * dense_step) * in_size, dense_dtype), dtype, base + (at + k * step) * out_size);
+    }
   });
 }
 
@@ -148,68 +198,39 @@ void CopyIn(const void *dense, const TensorView &view, int threads) {
 
 // Views of the operators' dtypes hold 2- or 4-byte elements, aligned to their size.
 void GatherToDense(const TensorView &view, void *dense, int threads) {
-  if (aclDataTypeSize(view.dtype) == 2) {
-    CopyOut<uint16_t>(view, dense, threads);
-  } else {
-    CopyOut<uint32_t>(view, dense, threads);
-  }
+  GatherLoops(Simplify(view, 0, view.dims.size()), view.FirstElement(), view.dtype, dense, threads);
 }
 
 void ScatterFromDense(const void *dense, aclDataType dense_dtype, const TensorView &view, int threads) {
-  if (dense_dtype == view.dtype) {
-    if (aclDataTypeSize(view.dtype) == 2) {
-      CopyIn<uint16_t>(dense, view, threads);
-    } else {
-      CopyIn<uint32_t>(dense, view, threads);
-    }
-    return;
-  }
-  const char *in = static_cast<const char *>(dense);
-  const size_t in_size = aclDataTypeSize(dense_dtype);
-  char *base = static_cast<char *>(view.FirstElement());
-  const int64_t out_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
-  ForEachRun(view, threads, [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
-    for (int64_t k = 0; k < count; ++k) {
-      StoreFromFloat(LoadAsFloat(in + (index + k * dense_step) * in_size, dense_dtype), view.dtype,
-                     base + (at + k * step) * out_size);
-    }
-  });
+  ScatterLoops(dense, dense_dtype, Simplify(view, 0, view.dims.size()), view.FirstElement(), view.dtype, threads);
 }
 
 namespace {
 
-// Calls visit(sub_view, first_dense_row) for views that together cover rows [row_begin, row_end):
-// one view when the leading dims act as a single strided dim, else one view per row.
+// Calls visit(loops, first_element, first_dense_row) for walks that together cover rows
+// [row_begin, row_end) of the view (its last row_dims dims make a row): one walk when the leading
+// dims act as a single strided dim, else one per row.
 template <typename Visit>
 void ForEachRowRange(const TensorView &view, size_t row_dims, int64_t row_begin, int64_t row_end, Visit visit) {
-  const size_t leading = view.dims.size() - row_dims;
-  TensorView rows;
-  rows.dtype = view.dtype;
-  rows.data = view.data;
-  TensorView leading_view;
-  leading_view.dims.assign(view.dims.begin(), view.dims.begin() + static_cast<std::ptrdiff_t>(leading));
-  leading_view.strides.assign(view.strides.begin(), view.strides.begin() + static_cast<std::ptrdiff_t>(leading));
-  const Loops leading_loops = Simplify(leading_view);
-  if (leading_loops.dims.size() == 1) {
-    const int64_t row_stride = leading_loops.strides[0];
-    rows.dims.push_back(row_end - row_begin);
-    rows.strides.push_back(row_stride);
-    rows.dims.insert(rows.dims.end(), view.dims.begin() + static_cast<std::ptrdiff_t>(leading), view.dims.end());
-    rows.strides.insert(rows.strides.end(), view.strides.begin() + static_cast<std::ptrdiff_t>(leading), view.strides.end());
-    rows.offset = view.offset + row_begin * row_stride;
-    visit(rows, 0);
+  const size_t rank = view.dims.size(), leading = rank - row_dims;
+  const int64_t element_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
+  char *const first = static_cast<char *>(view.FirstElement());
+  const Loops row = Simplify(view, leading, rank), leading_loops = Simplify(view, 0, leading);
+  if (leading_loops.rank <= 1) {
+    const int64_t row_stride = leading_loops.rank == 1 ? leading_loops.strides[0] : 0;
+    Loops rows;
+    rows.Append(row_end - row_begin, row_stride);
+    for (size_t d = 0; d < row.rank; ++d) rows.Append(row.dims[d], row.strides[d]);
+    visit(rows, first + row_begin * row_stride * element_size, 0);
     return;
   }
-  rows.dims.assign(view.dims.begin() + static_cast<std::ptrdiff_t>(leading), view.dims.end());
-  rows.strides.assign(view.strides.begin() + static_cast<std::ptrdiff_t>(leading), view.strides.end());
-  for (int64_t row = row_begin; row < row_end; ++row) {
-    int64_t offset = view.offset, rest = row;
+  for (int64_t m = row_begin; m < row_end; ++m) {
+    int64_t offset = 0, rest = m;
     for (size_t d = leading; d-- > 0;) {
       offset += (rest % view.dims[d]) * view.strides[d];
       rest /= view.dims[d];
     }
-    rows.offset = offset;
-    visit(rows, row - row_begin);
+    visit(row, first + offset * element_size, m - row_begin);
   }
 }
 
@@ -223,16 +244,16 @@ int64_t RowElements(const TensorView &view, size_t row_dims) {
 
 void GatherRows(const TensorView &view, size_t row_dims, int64_t row_begin, int64_t row_end, void *dense) {
   const int64_t row_bytes = RowElements(view, row_dims) * static_cast<int64_t>(aclDataTypeSize(view.dtype));
-  ForEachRowRange(view, row_dims, row_begin, row_end, [&](const TensorView &rows, int64_t first_row) {
-    GatherToDense(rows, static_cast<char *>(dense) + first_row * row_bytes, 1);
+  ForEachRowRange(view, row_dims, row_begin, row_end, [&](const Loops &loops, char *first, int64_t first_row) {
+    GatherLoops(loops, first, view.dtype, static_cast<char *>(dense) + first_row * row_bytes, 1);
   });
 }
 
 void ScatterRows(const void *dense, aclDataType dense_dtype, const TensorView &view, size_t row_dims, int64_t row_begin,
                  int64_t row_end) {
   const int64_t row_bytes = RowElements(view, row_dims) * static_cast<int64_t>(aclDataTypeSize(dense_dtype));
-  ForEachRowRange(view, row_dims, row_begin, row_end, [&](const TensorView &rows, int64_t first_row) {
-    ScatterFromDense(static_cast<const char *>(dense) + first_row * row_bytes, dense_dtype, rows, 1);
+  ForEachRowRange(view, row_dims, row_begin, row_end, [&](const Loops &loops, char *first, int64_t first_row) {
+    ScatterLoops(static_cast<const char *>(dense) + first_row * row_bytes, dense_dtype, loops, first, view.dtype, 1);
   });
 }
 

@@ -86,7 +86,7 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
     // Block by block: each worker's input and out tiles (whole cache lines of every column of a
     // transposition), then its own kernel scratch.
     const size_t widest = std::max(aclDataTypeSize(op.input->view.dtype), aclDataTypeSize(op.out->view.dtype));
-    plan.block_rows = StagedBlockRows(shape.cols * static_cast<int64_t>(widest));
+    plan.block_rows = std::min(StagedBlockRows(shape.cols * static_cast<int64_t>(widest)), shape.rows);
     const auto tile_bytes = [&](const StagedOperand &operand) -> uint64_t {
       if (!operand.MovedByRows()) return 0;
       return AlignedBytes(static_cast<uint64_t>(plan.block_rows * shape.cols) * aclDataTypeSize(operand.view.dtype));
