@@ -281,11 +281,13 @@ class RowPasses {
     if (n < c1) accumulate(n, false);
   }
 
-  // Pass 2: row m's gradInput over the columns. Each block is read before it is written, which
-  // keeps exact in-place use correct. The rows at next_go and next_x are fetched meanwhile
+  // Pass 2: row m's gradInput over the columns, always inlined: GCC stopped inlining it into
+  // Rows<1> once RunChunk grew, a call per row that cost dense (262144, 128) FLOAT about 1-4 %
+  // (docs/PERFORMANCE.md, sixth session). Each block is read before it is written, which keeps
+  // exact in-place use correct. The rows at next_go and next_x are fetched meanwhile
   // (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic waits
   // behind its own first read from memory.
-  void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
+  HWY_INLINE void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
                  float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x) const {
     const BlockTag d;
     const void *const weight = args_.weight;  // a local: the stores below could alias a member
