@@ -136,51 +136,44 @@ void ForEachRun(const TensorView &view, int threads, Run run) {
              static_cast<int64_t>(aclDataTypeSize(view.dtype)), threads, run);
 }
 
-template <typename Element>
-void CopyOut(const Loops &loops, const void *first, void *dense, int threads) {
-  const Element *source = static_cast<const Element *>(first);
-  Element *out = static_cast<Element *>(dense);
-  ForEachRun(loops, static_cast<const char *>(first), sizeof(Element), threads,
+// Elements of one width between the loops from view_first and dense, both in the same dtype:
+// into dense when kToDense, out of it otherwise. Only the side copied to is written.
+template <typename Element, bool kToDense>
+void CopyElements(const Loops &loops, void *view_first, void *dense, int threads) {
+  Element *const view = static_cast<Element *>(view_first), *const packed = static_cast<Element *>(dense);
+  ForEachRun(loops, static_cast<const char *>(view_first), sizeof(Element), threads,
              [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
-               if (step == 1 && dense_step == 1) {
-                 std::memcpy(out + index, source + at, static_cast<size_t>(count) * sizeof(Element));
+               Element *const to = kToDense ? packed + index : view + at;
+               const Element *const from = kToDense ? view + at : packed + index;
+               const int64_t to_step = kToDense ? dense_step : step, from_step = kToDense ? step : dense_step;
+               if (to_step == 1 && from_step == 1) {
+                 std::memcpy(to, from, static_cast<size_t>(count) * sizeof(Element));
                  return;
                }
-               for (int64_t k = 0; k < count; ++k) out[index + k * dense_step] = source[at + k * step];
+               for (int64_t k = 0; k < count; ++k) to[k * to_step] = from[k * from_step];
              });
 }
 
-template <typename Element>
-void CopyIn(const void *dense, const Loops &loops, void *first, int threads) {
-  const Element *in = static_cast<const Element *>(dense);
-  Element *target = static_cast<Element *>(first);
-  ForEachRun(loops, static_cast<const char *>(first), sizeof(Element), threads,
-             [&](int64_t at, int64_t step, int64_t index, int64_t dense_step, int64_t count) {
-               if (step == 1 && dense_step == 1) {
-                 std::memcpy(target + at, in + index, static_cast<size_t>(count) * sizeof(Element));
-                 return;
-               }
-               for (int64_t k = 0; k < count; ++k) target[at + k * step] = in[index + k * dense_step];
-             });
+// The same for elements of dtype (the operators' dtypes hold 2- or 4-byte elements, aligned to
+// their size).
+template <bool kToDense>
+void CopySameDtype(const Loops &loops, void *view_first, void *dense, aclDataType dtype, int threads) {
+  if (aclDataTypeSize(dtype) == 2) {
+    CopyElements<uint16_t, kToDense>(loops, view_first, dense, threads);
+  } else {
+    CopyElements<uint32_t, kToDense>(loops, view_first, dense, threads);
+  }
 }
 
 // Elements of the loops from `first` (dtype) into dense, same dtype.
 void GatherLoops(const Loops &loops, const void *first, aclDataType dtype, void *dense, int threads) {
-  if (aclDataTypeSize(dtype) == 2) {
-    CopyOut<uint16_t>(loops, first, dense, threads);
-  } else {
-    CopyOut<uint32_t>(loops, first, dense, threads);
-  }
+  CopySameDtype<true>(loops, const_cast<void *>(first), dense, dtype, threads);
 }
 
 // Dense elements (dense_dtype) to the loops from `first` (dtype), converted with round-to-nearest-even.
 void ScatterLoops(const void *dense, aclDataType dense_dtype, const Loops &loops, void *first, aclDataType dtype, int threads) {
   if (dense_dtype == dtype) {
-    if (aclDataTypeSize(dtype) == 2) {
-      CopyIn<uint16_t>(dense, loops, first, threads);
-    } else {
-      CopyIn<uint32_t>(dense, loops, first, threads);
-    }
+    CopySameDtype<false>(loops, first, const_cast<void *>(dense), dtype, threads);
     return;
   }
   const char *in = static_cast<const char *>(dense);
@@ -196,7 +189,6 @@ void ScatterLoops(const void *dense, aclDataType dense_dtype, const Loops &loops
 
 }  // namespace
 
-// Views of the operators' dtypes hold 2- or 4-byte elements, aligned to their size.
 void GatherToDense(const TensorView &view, void *dense, int threads) {
   GatherLoops(Simplify(view, 0, view.dims.size()), view.FirstElement(), view.dtype, dense, threads);
 }
