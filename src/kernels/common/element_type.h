@@ -1,5 +1,5 @@
-// Element types the kernels read and write, and a scalar load and store for them. Kernels see only raw
-// pointers and these tags, never an API type.
+// Element types the kernels read and write, a scalar load and store for them, and where an
+// operand's rows lie (RowSpacing). Kernels see only raw pointers and these tags, never an API type.
 #pragma once
 
 #include <cstdint>
