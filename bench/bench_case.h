@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -18,28 +19,57 @@
 namespace aclhost {
 namespace bench {
 
-// Runs call() (the whole user sequence; false: it failed) in the benchmark loop and reports
-// effective GB/s, the reference's GB/s and their ratio (counters "GB/s", "<name>_GB/s",
-// "x_<name>"). measure(threads) is the reference, taken before and after the case; the better of
-// the two counts, since this machine's bandwidth drifts while a benchmark runs.
+// Calls whose bytes fit in the caches are timed back to back, warm: what bounds them is the
+// call's fixed cost, not memory, so they get no bandwidth ratio.
+constexpr double kWarmCaseBytes = 8 << 20;
+
+inline double Median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
+
+// Runs call() (the whole user sequence; false: it failed) in the benchmark loop, timing each call
+// on its own (the benchmark must UseManualTime), and reports the median call ("median_us") and
+// its effective GB/s. Cases larger than the caches take one pass of the reference,
+// reference_pass(threads) (GB/s of the triad or copy), right before each call, and report the
+// median of the passes ("<name>_GB/s") and the median of each call's GB/s over its own pass's
+// ("x_<name>"): this machine's bandwidth drifts by tens of per cent within seconds, and a call
+// compared with the pass next to it shares its drift. "x_<name>_best" is STREAM's way, the best
+// call over the best pass, for comparison.
 template <typename Call>
-void TimeAgainst(benchmark::State &state, const char *name, double (*measure)(int), int threads, double effective_bytes,
+void TimeAgainst(benchmark::State &state, const char *name, double (*reference_pass)(int), int threads, double effective_bytes,
                  Call call) {
   if (!call()) {  // the first call also sizes the workspace, outside the timing
     state.SkipWithError("the operator failed");
     return;
   }
-  const double before = measure(threads);
+  const bool against_reference = effective_bytes >= kWarmCaseBytes;
+  std::vector<double> seconds, reference_rates, ratios;
   for (auto _ : state) {
-    if (!call()) {
+    const double reference_rate = against_reference ? reference_pass(threads) : 0.0;
+    const auto start = std::chrono::steady_clock::now();
+    const bool called = call();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!called) {
       state.SkipWithError("the operator failed");
       return;
     }
+    state.SetIterationTime(elapsed);
+    seconds.push_back(elapsed);
+    if (against_reference) {
+      reference_rates.push_back(reference_rate);
+      ratios.push_back(effective_bytes / elapsed / reference_rate);
+    }
   }
-  const double reference = std::max(before, measure(threads));
-  state.counters["GB/s"] = benchmark::Counter(effective_bytes / 1e9, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters[std::string(name) + "_GB/s"] = reference / 1e9;
-  state.counters[std::string("x_") + name] = benchmark::Counter(effective_bytes / reference, benchmark::Counter::kIsIterationInvariantRate);
+  if (seconds.empty()) return;
+  const double median_seconds = Median(seconds);
+  state.counters["median_us"] = median_seconds * 1e6;
+  state.counters["GB/s"] = effective_bytes / median_seconds / 1e9;
+  if (!against_reference) return;
+  state.counters[std::string(name) + "_GB/s"] = Median(reference_rates) / 1e9;
+  state.counters[std::string("x_") + name] = Median(ratios);
+  state.counters[std::string("x_") + name + "_best"] =
+      effective_bytes / *std::min_element(seconds.begin(), seconds.end()) / *std::max_element(reference_rates.begin(), reference_rates.end());
 }
 
 // A workspace that grows to the largest size asked, so that timed calls do not allocate.

@@ -96,7 +96,7 @@ class Fixture {
 
 void RunProblem(benchmark::State &state, Problem problem) {
   Fixture fixture(problem);
-  aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::MeasureTriad, g_threads, fixture.effective_bytes(),
+  aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::TriadPass, g_threads, fixture.effective_bytes(),
                               [&] { return fixture.Call(); });
 }
 
@@ -114,7 +114,7 @@ std::string Name(const Problem &problem) {
 }
 
 void Register(const Problem &problem) {
-  benchmark::RegisterBenchmark(Name(problem).c_str(), RunProblem, problem)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark(Name(problem).c_str(), RunProblem, problem)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace
@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
   aclrtSetDevice(0);
   const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
   g_threads = config.threads;
-  std::printf("kernel %s, %d threads; a STREAM triad with %d threads is measured before and after every case\n",
+  std::printf("kernel %s, %d threads; one pass of a STREAM triad with %d threads runs before every timed call of a case larger than the caches\n",
               aclhost::kernels::IsaName(config.isa), config.threads, config.threads);
   benchmark::AddCustomContext("kernel", aclhost::kernels::IsaName(config.isa));
   benchmark::AddCustomContext("threads", std::to_string(config.threads));

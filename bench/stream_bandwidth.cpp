@@ -3,7 +3,6 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -14,8 +13,8 @@ namespace {
 
 constexpr size_t kCount = size_t{1} << 25;  // 128 MiB per array
 
-// The three arrays, allocated and first touched once: a measurement repeated next to every
-// benchmark then costs its passes only.
+// The three arrays, allocated and first touched once: a pass taken next to every timed call then
+// costs its pass only.
 struct Arrays {
   explicit Arrays(int threads) : a(new float[kCount]), b(new float[kCount]), c(new float[kCount]) {
 #pragma omp parallel for num_threads(threads) schedule(static)
@@ -35,32 +34,29 @@ Arrays &SharedArrays(int threads) {
 
 // kArrays: how many arrays the kernel streams (3 for the triad, 2 for the copy).
 template <int kArrays>
-double Measure(int threads) {
+double Pass(int threads) {
   Arrays &arrays = SharedArrays(threads);
   float *a = arrays.a.get();
   const float *b = arrays.b.get();
   const float *c = arrays.c.get();
-  double best = 1e30;
-  for (int repeat = 0; repeat < 8; ++repeat) {
-    const auto start = std::chrono::steady_clock::now();
-    const float scale = 3.0f;
-    if (kArrays == 3) {
+  const float scale = 3.0f;
+  const auto start = std::chrono::steady_clock::now();
+  if (kArrays == 3) {
 #pragma omp parallel for num_threads(threads) schedule(static)
-      for (size_t i = 0; i < kCount; ++i) a[i] = b[i] + scale * c[i];
-    } else {
+    for (size_t i = 0; i < kCount; ++i) a[i] = b[i] + scale * c[i];
+  } else {
 #pragma omp parallel for num_threads(threads) schedule(static)
-      for (size_t i = 0; i < kCount; ++i) a[i] = b[i];
-    }
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    for (size_t i = 0; i < kCount; ++i) a[i] = b[i];
   }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   benchmark::DoNotOptimize(a[kCount / 2]);
-  return kArrays * sizeof(float) * static_cast<double>(kCount) / best;
+  return kArrays * sizeof(float) * static_cast<double>(kCount) / seconds;
 }
 
 }  // namespace
 
-double MeasureTriad(int threads) { return Measure<3>(threads); }
-double MeasureCopy(int threads) { return Measure<2>(threads); }
+double TriadPass(int threads) { return Pass<3>(threads); }
+double CopyPass(int threads) { return Pass<2>(threads); }
 
 }  // namespace bench
 }  // namespace aclhost

@@ -5,11 +5,13 @@
 namespace aclhost {
 namespace bench {
 
-// Bytes per second, the best of several passes over arrays far larger than the caches. This
-// machine's bandwidth drifts while a benchmark runs (a virtual machine's neighbours), so the
-// benchmarks measure it again next to every case; the arrays are kept between calls.
-double MeasureTriad(int threads);
-double MeasureCopy(int threads);
+// Bytes per second of one pass over arrays far larger than the caches (3 x 128 MiB for the
+// triad, 2 for the copy; the arrays are allocated and touched once, on the first call). One pass,
+// not the best of several: this machine's bandwidth drifts while a benchmark runs (a virtual
+// machine's neighbours), so the benchmarks take a pass next to every call they time and compare
+// the two (bench_case.h, TimeAgainst).
+double TriadPass(int threads);
+double CopyPass(int threads);
 
 }  // namespace bench
 }  // namespace aclhost
