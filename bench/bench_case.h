@@ -31,7 +31,8 @@ inline double Median(std::vector<double> values) {
 // Runs call() (the whole user sequence; false: it failed) in the benchmark loop, timing each call
 // on its own (the benchmark must UseManualTime), and reports the median call ("median_us") and
 // its effective GB/s. Cases larger than the caches take one pass of the reference,
-// reference_pass(threads) (GB/s of the triad or copy), right before each call, and report the
+// reference_pass(threads) (GB/s of the triad or copy), right before each call (then
+// LeaveCachesClean: the call starts cold and does not write back the pass's lines), and report the
 // median of the passes ("<name>_GB/s") and the median of each call's GB/s over its own pass's
 // ("x_<name>"): this machine's bandwidth drifts by tens of per cent within seconds, and a call
 // compared with the pass next to it shares its drift. "x_<name>_best" is STREAM's way, the best
@@ -47,6 +48,7 @@ void TimeAgainst(benchmark::State &state, const char *name, double (*reference_p
   std::vector<double> seconds, reference_rates, ratios;
   for (auto _ : state) {
     const double reference_rate = against_reference ? reference_pass(threads) : 0.0;
+    if (against_reference) LeaveCachesClean(threads);
     const auto start = std::chrono::steady_clock::now();
     const bool called = call();
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -53,7 +53,22 @@ double Pass(int threads) {
   return kArrays * sizeof(float) * static_cast<double>(kCount) / seconds;
 }
 
+constexpr size_t kCleanCount = size_t{16} << 20;  // 64 MiB of floats
+
 }  // namespace
+
+void LeaveCachesClean(int threads) {
+  static const std::unique_ptr<float[]> clean = [] {
+    std::unique_ptr<float[]> array(new float[kCleanCount]);
+    for (size_t i = 0; i < kCleanCount; ++i) array[i] = 1.0f;
+    return array;
+  }();
+  const float *data = clean.get();
+  float sum = 0.0f;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sum)
+  for (size_t i = 0; i < kCleanCount; i += 16) sum += data[i];  // one float a 64-byte line
+  benchmark::DoNotOptimize(sum);
+}
 
 double TriadPass(int threads) { return Pass<3>(threads); }
 double CopyPass(int threads) { return Pass<2>(threads); }

@@ -13,5 +13,10 @@ namespace bench {
 double TriadPass(int threads);
 double CopyPass(int threads);
 
+// Reads an array twice the size of this machine's last-level cache (64 MiB) with `threads`
+// threads, so that the caches hold clean lines of no operand: the lines a reference pass left
+// dirty are written back here, not during the call timed next.
+void LeaveCachesClean(int threads);
+
 }  // namespace bench
 }  // namespace aclhost
