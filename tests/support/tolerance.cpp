@@ -17,9 +17,14 @@ double ToleranceFor(aclDataType dtype) {
 
 namespace {
 
-// Below the normal range the spacing of the dtype is absolute: its smallest subnormal.
+// Below the normal range the spacing of the dtype is absolute: its smallest subnormal (BF16 has
+// float32's exponent range but 7 fraction bits, so its subnormals are 2^-133 apart, not 2^-149).
 double Spacing(aclDataType dtype) {
-  return dtype == ACL_FLOAT16 ? 0x1p-24 : static_cast<double>(std::numeric_limits<float>::denorm_min());
+  switch (dtype) {
+    case ACL_FLOAT16: return 0x1p-24;
+    case ACL_BF16: return 0x1p-133;
+    default: return static_cast<double>(std::numeric_limits<float>::denorm_min());
+  }
 }
 
 ErrorSummary CompareWith(const std::vector<double> &got, const std::vector<double> &want,
