@@ -22,8 +22,12 @@ void StageWhole(const aclTensor *tensor, StagedOperand *operand, WorkspaceLayout
 bool DenseRowsInPlace(const TensorView &view, size_t row_dims, kernels::RowSpacing *spacing) {
   MatrixBatches batches;
   if (!view.DenseRowsInBatches(row_dims, &batches)) return false;
+  int64_t rows = 1;
+  for (size_t d = 0; d + row_dims < view.dims.size(); ++d) rows *= view.dims[d];
   spacing->row_stride = batches.row_stride;
-  spacing->batch_rows = batches.batch_rows;
+  // One batch of all the rows is RowSpacing's default (batch_rows 0): the kernels then skip the
+  // batch arithmetic.
+  spacing->batch_rows = batches.batch_rows == rows ? 0 : batches.batch_rows;
   spacing->batch_stride = batches.batch_stride;
   return true;
 }
