@@ -1,8 +1,6 @@
 #include "arena_call.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include "aclnn/opdev/op_errno.h"
@@ -15,76 +13,10 @@ namespace aclhost {
 namespace testing {
 namespace {
 
-constexpr uint8_t kSentinel = 0x5A;
-
-int64_t ElementSize(const Placement &placement) { return static_cast<int64_t>(aclDataTypeSize(placement.dtype)); }
-
-int64_t CountOf(const std::vector<int64_t> &dims) {
-  int64_t count = 1;
-  for (const int64_t dim : dims) count *= dim;
-  return count;
-}
-
-std::vector<int64_t> StridesOf(const Placement &placement) {
-  if (!placement.strides.empty()) return placement.strides;
-  std::vector<int64_t> strides(placement.dims.size());
-  int64_t running = 1;
-  for (size_t d = placement.dims.size(); d-- > 0;) {
-    strides[d] = running;
-    running *= std::max<int64_t>(placement.dims[d], 1);
-  }
-  return strides;
-}
-
-// Arena byte offset of every element of the view, in row-major index order.
-std::vector<int64_t> ByteOffsets(const Placement &placement) {
-  const std::vector<int64_t> strides = StridesOf(placement);
-  const int64_t count = CountOf(placement.dims);
-  std::vector<int64_t> offsets;
-  offsets.reserve(static_cast<size_t>(std::max<int64_t>(count, 0)));
-  for (int64_t flat = 0; flat < count; ++flat) {
-    int64_t rest = flat, element = placement.view_offset;
-    for (size_t d = placement.dims.size(); d-- > 0;) {
-      element += (rest % placement.dims[d]) * strides[d];
-      rest /= placement.dims[d];
-    }
-    offsets.push_back(placement.byte_offset + element * ElementSize(placement));
-  }
-  return offsets;
-}
-
-std::vector<double> ReadView(const Placement &placement, const uint8_t *arena) {
-  std::vector<double> values;
-  for (const int64_t at : ByteOffsets(placement)) values.push_back(DecodeAt(placement.dtype, arena + at, 0));
-  return values;
-}
-
-void WriteView(const Placement &placement, const std::vector<double> &values, uint8_t *arena) {
-  const std::vector<int64_t> offsets = ByteOffsets(placement);
-  for (size_t i = 0; i < offsets.size(); ++i) EncodeInto(placement.dtype, {values[i]}, arena + offsets[i]);
-}
-
 // The descriptors of one call; destroyed with it.
 class Descriptors {
  public:
-  Descriptors(const ArenaCallSpec &spec, uint8_t *arena) {
-    for (int k = 0; k < kOperandCount; ++k) {
-      const Placement &placement = spec.operands[k];
-      if (!placement.present) continue;
-      const std::vector<int64_t> strides = StridesOf(placement);
-      // The storage is everything from the data address to the arena's end.
-      const int64_t element_size = ElementSize(placement);
-      const int64_t storage_elements =
-          element_size > 0 ? (static_cast<int64_t>(spec.arena_bytes) - placement.byte_offset) / element_size : 0;
-      const int64_t storage_dims[] = {std::max<int64_t>(storage_elements, 0)};
-      tensors_[k] = aclCreateTensor(placement.dims.data(), placement.dims.size(), placement.dtype, strides.data(),
-                                    placement.view_offset, ACL_FORMAT_ND, storage_dims, 1,
-                                    placement.null_data ? nullptr : arena + placement.byte_offset);
-      if (tensors_[k] == nullptr) complete_ = false;
-    }
-    normalized_shape_ = aclCreateIntArray(spec.normalized_shape.data(), spec.normalized_shape.size());
-    mask_ = aclCreateBoolArray(spec.mask, 3);
-  }
+  explicit Descriptors(const ArenaCallSpec &spec) : spec_(spec) {}
   ~Descriptors() {
     for (aclTensor *tensor : tensors_) aclDestroyTensor(tensor);
     aclDestroyIntArray(normalized_shape_);
@@ -93,7 +25,17 @@ class Descriptors {
   Descriptors(const Descriptors &) = delete;
   Descriptors &operator=(const Descriptors &) = delete;
 
-  bool complete() const { return complete_; }
+  // False when aclCreateTensor refused a view.
+  bool Create(uint8_t *arena) {
+    bool complete = true;
+    for (int k = 0; k < kOperandCount; ++k) {
+      tensors_[k] = CreateTensorOver(spec_.operands[k], arena, spec_.arena_bytes);
+      if (spec_.operands[k].present && tensors_[k] == nullptr) complete = false;
+    }
+    normalized_shape_ = aclCreateIntArray(spec_.normalized_shape.data(), spec_.normalized_shape.size());
+    mask_ = aclCreateBoolArray(spec_.mask, 3);
+    return complete;
+  }
   aclnnStatus GetWorkspaceSize(uint64_t *workspace_size, aclOpExecutor **executor) const {
     return aclnnLayerNormBackwardGetWorkspaceSize(tensors_[kGradOut], tensors_[kInput], normalized_shape_,
                                                   tensors_[kMean], tensors_[kRstd], tensors_[kWeight],
@@ -102,16 +44,11 @@ class Descriptors {
   }
 
  private:
+  const ArenaCallSpec &spec_;
   aclTensor *tensors_[kOperandCount] = {};
   aclIntArray *normalized_shape_ = nullptr;
   aclBoolArray *mask_ = nullptr;
-  bool complete_ = true;
 };
-
-std::string TakeMessage() {
-  const char *message = aclGetRecentErrMsg();
-  return message != nullptr ? message : "";
-}
 
 // Random values for every input the call can read, written in operand order (an aliased byte
 // keeps the last write), and rstd kept positive as a forward pass leaves it.
@@ -198,35 +135,14 @@ const char *OperandName(int operand) {
 }
 
 std::string Describe(const ArenaCallSpec &spec) {
-  auto list = [](const std::vector<int64_t> &values) {
-    std::string text = "[";
-    for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
-    return text + "]";
-  };
   std::string text;
-  for (int k = 0; k < kOperandCount; ++k) {
-    const Placement &p = spec.operands[k];
-    text += std::string(OperandName(k)) + ": ";
-    if (!p.present) {
-      text += "absent\n";
-      continue;
-    }
-    text += "dtype " + std::to_string(p.dtype) + " dims " + list(p.dims) + " strides " + list(StridesOf(p)) +
-            " view_offset " + std::to_string(p.view_offset) + " byte_offset " + std::to_string(p.byte_offset) +
-            (p.null_data ? " NULL data" : "") + "\n";
-  }
-  return text + "normalizedShape " + list(spec.normalized_shape) + " mask " + std::to_string(spec.mask[0]) +
+  for (int k = 0; k < kOperandCount; ++k) text += DescribePlacement(OperandName(k), spec.operands[k]);
+  return text + "normalizedShape " + DescribeDims(spec.normalized_shape) + " mask " + std::to_string(spec.mask[0]) +
          std::to_string(spec.mask[1]) + std::to_string(spec.mask[2]) + " arena " + std::to_string(spec.arena_bytes) +
          " bytes\n";
 }
 
-int64_t EndOf(const ArenaCallSpec &spec, int operand) {
-  const Placement &placement = spec.operands[operand];
-  const int64_t size = ElementSize(placement);
-  int64_t end = placement.byte_offset;
-  for (const int64_t at : ByteOffsets(placement)) end = std::max(end, at + size);
-  return (end + 7) / 8 * 8;  // aligned for any element type
-}
+int64_t EndOf(const ArenaCallSpec &spec, int operand) { return EndOf(spec.operands[operand]); }
 
 ArenaCallSpec SeparateOperands(int64_t rows, int64_t cols) {
   ArenaCallSpec spec;
@@ -245,65 +161,25 @@ ArenaCallSpec SeparateOperands(int64_t rows, int64_t cols) {
 }
 
 ArenaOutcome RunArenaCall(const ArenaCallSpec &spec, uint64_t seed, aclrtStream stream) {
-  ArenaOutcome outcome;
-  void *memory = nullptr;
-  if (aclrtMalloc(&memory, std::max<size_t>(spec.arena_bytes, 1), ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    outcome.described = false;
-    outcome.failure = "aclrtMalloc of the arena failed: " + TakeMessage();
-    return outcome;
-  }
-  uint8_t *arena = static_cast<uint8_t *>(memory);
-  std::memset(arena, kSentinel, spec.arena_bytes);
-  {
-    Descriptors descriptors(spec, arena);
-    if (!descriptors.complete()) {
-      outcome.described = false;
-      outcome.message = TakeMessage();
-    } else {
-      FillInputs(spec, seed, arena);
-      std::vector<double> inputs[kOperandCount];
-      for (const int k : {kGradOut, kInput, kMean, kRstd, kWeight}) {
-        if (spec.operands[k].present && !spec.operands[k].null_data) inputs[k] = ReadView(spec.operands[k], arena);
-      }
-      const std::vector<uint8_t> before(arena, arena + spec.arena_bytes);
-      uint64_t workspace_size = 12345;
-      aclOpExecutor *const kUntouched = reinterpret_cast<aclOpExecutor *>(uintptr_t{0x1234});
-      aclOpExecutor *executor = kUntouched;
-      outcome.phase1 = descriptors.GetWorkspaceSize(&workspace_size, &executor);
-      if (outcome.phase1 != ACLNN_SUCCESS) {
-        outcome.message = TakeMessage();
-        outcome.handles_untouched = workspace_size == 12345 && executor == kUntouched;
-        outcome.arena_intact = std::equal(before.begin(), before.end(), arena);
-        if (!outcome.arena_intact) outcome.failure = "a rejected call changed the arena";
-        if (!outcome.handles_untouched) outcome.failure = "a rejected call wrote *workspaceSize or *executor";
-      } else {
-        void *workspace = nullptr;
-        if (workspace_size > 0) aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
-        outcome.phase2 = aclnnLayerNormBackward(workspace, workspace_size, executor, stream);
-        outcome.synchronize = aclrtSynchronizeStream(stream);
-        if (workspace != nullptr) aclrtFree(workspace);
-        if (outcome.phase2 != ACLNN_SUCCESS || outcome.synchronize != ACL_SUCCESS) {
-          outcome.message = TakeMessage();
-          outcome.failure = "phase 2 or the synchronisation failed after phase 1 succeeded: " + outcome.message;
-        }
-        std::vector<bool> writable(spec.arena_bytes, false);
-        for (int k = 0; k < 3; ++k) {
-          if (!spec.mask[k]) continue;
-          const Placement &output = spec.operands[kGradInput + k];
-          for (const int64_t at : ByteOffsets(output)) {
-            for (int64_t b = 0; b < ElementSize(output); ++b) writable[static_cast<size_t>(at + b)] = true;
-          }
-        }
-        for (size_t i = 0; i < spec.arena_bytes && outcome.arena_intact; ++i) {
-          outcome.arena_intact = writable[i] || arena[i] == before[i];
-          if (!outcome.arena_intact) outcome.failure = "byte " + std::to_string(i) + " outside the outputs changed";
-        }
-        if (outcome.failure.empty()) outcome.results_match = ResultsMatch(spec, inputs, arena, &outcome.failure);
-      }
+  Descriptors descriptors(spec);
+  std::vector<double> inputs[kOperandCount];
+  ArenaCall call;
+  call.describe = [&](uint8_t *arena) { return descriptors.Create(arena); };
+  call.fill = [&](uint8_t *arena) {
+    FillInputs(spec, seed, arena);
+    for (const int k : {kGradOut, kInput, kMean, kRstd, kWeight}) {
+      if (spec.operands[k].present && !spec.operands[k].null_data) inputs[k] = ReadView(spec.operands[k], arena);
     }
+  };
+  call.phase1 = [&](uint64_t *workspace_size, aclOpExecutor **executor) {
+    return descriptors.GetWorkspaceSize(workspace_size, executor);
+  };
+  call.phase2 = aclnnLayerNormBackward;
+  for (int k = 0; k < 3; ++k) {
+    if (spec.mask[k]) call.outputs.push_back(spec.operands[kGradInput + k]);
   }
-  aclrtFree(memory);
-  return outcome;
+  call.check = [&](const uint8_t *arena, std::string *failure) { return ResultsMatch(spec, inputs, arena, failure); };
+  return RunInArena(spec.arena_bytes, call, stream);
 }
 
 }  // namespace testing
