@@ -280,6 +280,23 @@ TEST_F(ForwardTest, EmptyRowsGiveMeanZeroAndRstdNaN) {
   for (const double value : rstd.Read()) EXPECT_TRUE(std::isnan(value));
 }
 
+// An empty meanOut or rstdOut is accepted unchecked, as upstream does; with rows to compute it
+// must still get nothing written (it once got a value a row: layer_norm_fuzz).
+TEST_F(ForwardTest, EmptyStatisticsOutputsGetNothingWritten) {
+  std::mt19937_64 random(TestSeed());
+  const Layout storage_after_view{{1, 1}, 0, 8};  // eight elements of storage behind an empty view
+  DeviceTensor input({3, 4}, ACL_FLOAT), out({3, 4}, ACL_FLOAT);
+  DeviceTensor mean({0, 1}, ACL_FLOAT, storage_after_view), rstd({0, 1}, ACL_FLOAT, storage_after_view);
+  input.Write(RandomValues(12, random, 0.0, 1.0));
+  const std::vector<uint8_t> mean_before = mean.StorageBytes(), rstd_before = rstd.StorageBytes();
+  EXPECT_EQ(RunForward({&input, {4}, nullptr, nullptr, 1e-5, &out, &mean, &rstd}, stream_), ACLNN_SUCCESS)
+      << aclGetRecentErrMsg();
+  EXPECT_EQ(mean.StorageBytes(), mean_before);
+  EXPECT_EQ(rstd.StorageBytes(), rstd_before);
+  const aclhost::reference::LayerNormResult want = aclhost::reference::LayerNorm(input.Read(), {}, {}, 3, 4, 1e-5);
+  ExpectClose("out", out, want.out, want.out_magnitude);
+}
+
 TEST_F(ForwardTest, InPlaceOutIsInput) {
   const std::vector<int64_t> dims(std::begin(kInPlaceDims), std::end(kInPlaceDims));
   // Rows evenly spaced (normalised where they are) and a transpose (staged through the workspace).

@@ -79,8 +79,10 @@ LayerNormPlan MakeLayerNormPlan(const LayerNormOperands &op, const LayerNormShap
   plan.weight = PlanWhole(has_elements, op.weight, &layout);
   plan.bias = PlanWhole(has_elements, op.bias, &layout);
   plan.out = PlanRows(has_elements, op.out, plan.row_dims, op.out->view.dtype);
-  plan.mean = PlanWhole(true, op.mean, &layout);
-  plan.rstd = PlanWhole(true, op.rstd, &layout);
+  // An empty meanOut or rstdOut is accepted unchecked, as upstream does (StatisticsShape), and
+  // has nothing to write: with rows to compute, writing a value a row would land outside it.
+  plan.mean = PlanWhole(op.mean != nullptr && op.mean->view.NumElements() > 0, op.mean, &layout);
+  plan.rstd = PlanWhole(op.rstd != nullptr && op.rstd->view.NumElements() > 0, op.rstd, &layout);
   const size_t scratch_bytes = kernels::LayerNormForwardScratchBytes(shape.cols, KernelTypeOf(plan.weight), KernelTypeOf(plan.bias));
   if (plan.input.MovedByRows() || plan.out.MovedByRows()) {
     // Block by block: each worker's input and out tiles (whole cache lines of every column of a
