@@ -3,7 +3,6 @@
 // Every call must either be rejected with a message, changing nothing, or succeed in both phases,
 // write only inside out, meanOut and rstdOut, and match the long-double reference. The SIMD
 // target and thread count vary with the input.
-#include <algorithm>
 #include <limits>
 
 #include "layer_norm_arena_call.h"
@@ -12,7 +11,6 @@
 namespace {
 
 using aclhost::fuzz::ByteReader;
-using aclhost::fuzz::Dtype;
 using namespace aclhost::testing;
 
 // Mostly the usual eps; now and then zero, tiny, large, negative or not finite.
@@ -33,14 +31,9 @@ int32_t ImplMode(ByteReader &bytes) {
 // A consistent call over input's dims, then a mutation per operand.
 ForwardArenaSpec Decode(ByteReader &bytes) {
   ForwardArenaSpec spec;
-  const int rank = static_cast<int>(bytes.Range(1, 4));
-  std::vector<int64_t> dims(static_cast<size_t>(rank));
-  for (int64_t &dim : dims) dim = bytes.Range(0, 15) == 0 ? 0 : bytes.Range(1, 6);
-  const int norm_dims = static_cast<int>(bytes.Range(1, rank));
-  const std::vector<int64_t> normalized(dims.end() - norm_dims, dims.end());
-  std::vector<int64_t> stats(dims.begin(), dims.end() - norm_dims);
-  stats.resize(dims.size(), 1);
-  const aclDataType data = Dtype(bytes);
+  const aclhost::fuzz::CallShape shape = aclhost::fuzz::DecodeShape(bytes);
+  const std::vector<int64_t> &dims = shape.dims, &normalized = shape.normalized, &stats = shape.stats;
+  const aclDataType data = shape.data;
   const std::vector<int64_t> *shapes[kForwardOperandCount] = {&dims, &normalized, &normalized, &dims, &stats, &stats};
   for (int k = 0; k < kForwardOperandCount; ++k) {
     Placement &placement = spec.operands[k];
@@ -54,28 +47,12 @@ ForwardArenaSpec Decode(ByteReader &bytes) {
   spec.impl_mode = ImplMode(bytes);
 
   // Side by side first; mutations may then move an operand onto another.
-  int64_t next = 0;
-  for (int k = 0; k < kForwardOperandCount; ++k) {
-    spec.operands[k].byte_offset = next;
-    next = EndOf(spec.operands[k]) + 8 * bytes.Range(0, 2);
-  }
-  for (int k = 0; k < kForwardOperandCount; ++k) {
-    aclhost::fuzz::Mutate(bytes, &spec.operands[k], spec.operands, kForwardOperandCount);
-  }
-  if (bytes.Range(0, 15) == 0) spec.normalized_shape.back() += 1;
-  if (bytes.Range(0, 31) == 0) spec.normalized_shape.clear();
-  for (int k = 0; k < kForwardOperandCount; ++k) next = std::max(next, EndOf(spec.operands[k]));
-  spec.arena_bytes = static_cast<size_t>(next) + 16;
+  spec.arena_bytes = aclhost::fuzz::PlaceInArena(bytes, spec.operands, kForwardOperandCount, &spec.normalized_shape);
   return spec;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  aclrtStream stream = aclhost::fuzz::Stream("layer_norm_fuzz");
-  ByteReader bytes(data, size);
-  aclhost::fuzz::ChooseKernel(bytes);
-  const ForwardArenaSpec spec = Decode(bytes);
-  aclhost::fuzz::CheckOutcome("layer_norm_fuzz", spec, RunForwardArenaCall(spec, 7, stream));
-  return 0;
+  return aclhost::fuzz::FuzzOneCall("layer_norm_fuzz", data, size, Decode, RunForwardArenaCall);
 }

@@ -4,9 +4,11 @@
 // runs, writes only its outputs and matches the reference.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "aclnn/opdev/op_errno.h"
 #include "arena.h"
@@ -45,6 +47,26 @@ inline void ChooseKernel(ByteReader &bytes) {
   setenv("ACLNN_HOST_NUM_THREADS", std::to_string(bytes.Range(1, 3)).c_str(), 1);
 }
 
+// A LayerNorm call's shapes: input's dims (rank 1-4, each 1-6, now and then 0), the normalized
+// trailing dims, the statistics' shape (input's leading dims, then ones) and the data dtype.
+struct CallShape {
+  std::vector<int64_t> dims, normalized, stats;
+  aclDataType data = ACL_FLOAT;
+};
+
+inline CallShape DecodeShape(ByteReader &bytes) {
+  CallShape shape;
+  const int rank = static_cast<int>(bytes.Range(1, 4));
+  shape.dims.resize(static_cast<size_t>(rank));
+  for (int64_t &dim : shape.dims) dim = bytes.Range(0, 15) == 0 ? 0 : bytes.Range(1, 6);
+  const int norm_dims = static_cast<int>(bytes.Range(1, rank));
+  shape.normalized.assign(shape.dims.end() - norm_dims, shape.dims.end());
+  shape.stats.assign(shape.dims.begin(), shape.dims.end() - norm_dims);
+  shape.stats.resize(shape.dims.size(), 1);
+  shape.data = Dtype(bytes);
+  return shape;
+}
+
 // At most one change to a placement: absent, NULL data, another dtype, a dim one larger, moved
 // over one of the call's `count` operands (possibly exactly), any strides, or misaligned.
 inline void Mutate(ByteReader &bytes, testing::Placement *placement, const testing::Placement *operands, int count) {
@@ -74,6 +96,21 @@ inline void Mutate(ByteReader &bytes, testing::Placement *placement, const testi
   }
 }
 
+// Lays a call's `count` operands side by side (0 to 16 bytes apart), mutates each (Mutate), now
+// and then the normalized shape too (one longer, or empty), and returns the arena's size.
+inline size_t PlaceInArena(ByteReader &bytes, testing::Placement *operands, int count, std::vector<int64_t> *normalized_shape) {
+  int64_t next = 0;
+  for (int k = 0; k < count; ++k) {
+    operands[k].byte_offset = next;
+    next = testing::EndOf(operands[k]) + 8 * bytes.Range(0, 2);
+  }
+  for (int k = 0; k < count; ++k) Mutate(bytes, &operands[k], operands, count);
+  if (bytes.Range(0, 15) == 0) normalized_shape->back() += 1;
+  if (bytes.Range(0, 31) == 0) normalized_shape->clear();
+  for (int k = 0; k < count; ++k) next = std::max(next, testing::EndOf(operands[k]));
+  return static_cast<size_t>(next) + 16;
+}
+
 template <class Spec>
 void Require(bool condition, const char *target, const char *what, const Spec &spec, const testing::ArenaOutcome &outcome) {
   if (condition) return;
@@ -96,6 +133,18 @@ void CheckOutcome(const char *target, const Spec &spec, const testing::ArenaOutc
           spec, outcome);
   Require(outcome.arena_intact, target, "an accepted call wrote outside its outputs", spec, outcome);
   Require(outcome.results_match, target, "an accepted call's results differ from the reference", spec, outcome);
+}
+
+// One fuzz input: the kernel choice, then decode(bytes) -> a call spec, run(spec, seed, stream) ->
+// its outcome, checked (CheckOutcome).
+template <class Decode, class Run>
+int FuzzOneCall(const char *target, const uint8_t *data, size_t size, Decode decode, Run run) {
+  aclrtStream stream = Stream(target);
+  ByteReader bytes(data, size);
+  ChooseKernel(bytes);
+  const auto spec = decode(bytes);
+  CheckOutcome(target, spec, run(spec, 7, stream));
+  return 0;
 }
 
 }  // namespace fuzz

@@ -41,6 +41,41 @@ std::string DescribeDims(const std::vector<int64_t> &values);
 // arena's end; nullptr for an absent one, or when aclCreateTensor refuses the view.
 aclTensor *CreateTensorOver(const Placement &placement, uint8_t *arena, size_t arena_bytes);
 
+// The descriptors of one call's operands (created over the arena) and its normalized shape;
+// destroyed with it.
+template <int kCount>
+class ArenaTensors {
+ public:
+  ArenaTensors(const Placement (&placements)[kCount], const std::vector<int64_t> &normalized_shape, size_t arena_bytes)
+      : placements_(placements), normalized_shape_values_(normalized_shape), arena_bytes_(arena_bytes) {}
+  ~ArenaTensors() {
+    for (aclTensor *tensor : tensors_) aclDestroyTensor(tensor);
+    aclDestroyIntArray(normalized_shape_);
+  }
+  ArenaTensors(const ArenaTensors &) = delete;
+  ArenaTensors &operator=(const ArenaTensors &) = delete;
+
+  // False when aclCreateTensor refused a view.
+  bool Create(uint8_t *arena) {
+    bool complete = true;
+    for (int k = 0; k < kCount; ++k) {
+      tensors_[k] = CreateTensorOver(placements_[k], arena, arena_bytes_);
+      if (placements_[k].present && tensors_[k] == nullptr) complete = false;
+    }
+    normalized_shape_ = aclCreateIntArray(normalized_shape_values_.data(), normalized_shape_values_.size());
+    return complete;
+  }
+  aclTensor *operator[](int operand) const { return tensors_[operand]; }
+  const aclIntArray *normalized_shape() const { return normalized_shape_; }
+
+ private:
+  const Placement (&placements_)[kCount];
+  const std::vector<int64_t> &normalized_shape_values_;
+  size_t arena_bytes_;
+  aclTensor *tensors_[kCount] = {};
+  aclIntArray *normalized_shape_ = nullptr;
+};
+
 struct ArenaOutcome {
   bool described = true;  // false: aclCreateTensor refused a view (nothing else ran)
   aclnnStatus phase1 = 0;

@@ -13,43 +13,6 @@ namespace aclhost {
 namespace testing {
 namespace {
 
-// The descriptors of one call; destroyed with it.
-class Descriptors {
- public:
-  explicit Descriptors(const ArenaCallSpec &spec) : spec_(spec) {}
-  ~Descriptors() {
-    for (aclTensor *tensor : tensors_) aclDestroyTensor(tensor);
-    aclDestroyIntArray(normalized_shape_);
-    aclDestroyBoolArray(mask_);
-  }
-  Descriptors(const Descriptors &) = delete;
-  Descriptors &operator=(const Descriptors &) = delete;
-
-  // False when aclCreateTensor refused a view.
-  bool Create(uint8_t *arena) {
-    bool complete = true;
-    for (int k = 0; k < kOperandCount; ++k) {
-      tensors_[k] = CreateTensorOver(spec_.operands[k], arena, spec_.arena_bytes);
-      if (spec_.operands[k].present && tensors_[k] == nullptr) complete = false;
-    }
-    normalized_shape_ = aclCreateIntArray(spec_.normalized_shape.data(), spec_.normalized_shape.size());
-    mask_ = aclCreateBoolArray(spec_.mask, 3);
-    return complete;
-  }
-  aclnnStatus GetWorkspaceSize(uint64_t *workspace_size, aclOpExecutor **executor) const {
-    return aclnnLayerNormBackwardGetWorkspaceSize(tensors_[kGradOut], tensors_[kInput], normalized_shape_,
-                                                  tensors_[kMean], tensors_[kRstd], tensors_[kWeight],
-                                                  tensors_[kBias], mask_, tensors_[kGradInput],
-                                                  tensors_[kGradWeight], tensors_[kGradBias], workspace_size, executor);
-  }
-
- private:
-  const ArenaCallSpec &spec_;
-  aclTensor *tensors_[kOperandCount] = {};
-  aclIntArray *normalized_shape_ = nullptr;
-  aclBoolArray *mask_ = nullptr;
-};
-
 // Random values for every input the call can read, written in operand order (an aliased byte
 // keeps the last write), and rstd kept positive as a forward pass leaves it.
 void FillInputs(const ArenaCallSpec &spec, uint64_t seed, uint8_t *arena) {
@@ -161,10 +124,11 @@ ArenaCallSpec SeparateOperands(int64_t rows, int64_t cols) {
 }
 
 ArenaOutcome RunArenaCall(const ArenaCallSpec &spec, uint64_t seed, aclrtStream stream) {
-  Descriptors descriptors(spec);
+  ArenaTensors<kOperandCount> tensors(spec.operands, spec.normalized_shape, spec.arena_bytes);
+  aclBoolArray *const mask = aclCreateBoolArray(spec.mask, 3);
   std::vector<double> inputs[kOperandCount];
   ArenaCall call;
-  call.describe = [&](uint8_t *arena) { return descriptors.Create(arena); };
+  call.describe = [&](uint8_t *arena) { return tensors.Create(arena); };
   call.fill = [&](uint8_t *arena) {
     FillInputs(spec, seed, arena);
     for (const int k : {kGradOut, kInput, kMean, kRstd, kWeight}) {
@@ -172,14 +136,18 @@ ArenaOutcome RunArenaCall(const ArenaCallSpec &spec, uint64_t seed, aclrtStream 
     }
   };
   call.phase1 = [&](uint64_t *workspace_size, aclOpExecutor **executor) {
-    return descriptors.GetWorkspaceSize(workspace_size, executor);
+    return aclnnLayerNormBackwardGetWorkspaceSize(tensors[kGradOut], tensors[kInput], tensors.normalized_shape(), tensors[kMean],
+                                                  tensors[kRstd], tensors[kWeight], tensors[kBias], mask, tensors[kGradInput],
+                                                  tensors[kGradWeight], tensors[kGradBias], workspace_size, executor);
   };
   call.phase2 = aclnnLayerNormBackward;
   for (int k = 0; k < 3; ++k) {
     if (spec.mask[k]) call.outputs.push_back(spec.operands[kGradInput + k]);
   }
   call.check = [&](const uint8_t *arena, std::string *failure) { return ResultsMatch(spec, inputs, arena, failure); };
-  return RunInArena(spec.arena_bytes, call, stream);
+  const ArenaOutcome outcome = RunInArena(spec.arena_bytes, call, stream);
+  aclDestroyBoolArray(mask);
+  return outcome;
 }
 
 }  // namespace testing

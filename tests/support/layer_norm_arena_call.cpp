@@ -12,45 +12,6 @@ namespace aclhost {
 namespace testing {
 namespace {
 
-// The descriptors of one call; destroyed with it.
-class ForwardDescriptors {
- public:
-  explicit ForwardDescriptors(const ForwardArenaSpec &spec) : spec_(spec) {}
-  ~ForwardDescriptors() {
-    for (aclTensor *tensor : tensors_) aclDestroyTensor(tensor);
-    aclDestroyIntArray(normalized_shape_);
-  }
-  ForwardDescriptors(const ForwardDescriptors &) = delete;
-  ForwardDescriptors &operator=(const ForwardDescriptors &) = delete;
-
-  // False when aclCreateTensor refused a view.
-  bool Create(uint8_t *arena) {
-    bool complete = true;
-    for (int k = 0; k < kForwardOperandCount; ++k) {
-      tensors_[k] = CreateTensorOver(spec_.operands[k], arena, spec_.arena_bytes);
-      if (spec_.operands[k].present && tensors_[k] == nullptr) complete = false;
-    }
-    normalized_shape_ = aclCreateIntArray(spec_.normalized_shape.data(), spec_.normalized_shape.size());
-    return complete;
-  }
-  aclnnStatus GetWorkspaceSize(uint64_t *workspace_size, aclOpExecutor **executor) const {
-    aclTensor *const *t = tensors_;
-    if (spec_.impl_mode < 0) {
-      return aclnnLayerNormGetWorkspaceSize(t[kForwardInput], normalized_shape_, t[kForwardWeight], t[kForwardBias],
-                                            spec_.eps, t[kForwardOut], t[kForwardMean], t[kForwardRstd], workspace_size,
-                                            executor);
-    }
-    return aclnnLayerNormWithImplModeGetWorkspaceSize(t[kForwardInput], normalized_shape_, t[kForwardWeight],
-                                                      t[kForwardBias], spec_.eps, t[kForwardOut], t[kForwardMean],
-                                                      t[kForwardRstd], spec_.impl_mode, workspace_size, executor);
-  }
-
- private:
-  const ForwardArenaSpec &spec_;
-  aclTensor *tensors_[kForwardOperandCount] = {};
-  aclIntArray *normalized_shape_ = nullptr;
-};
-
 bool Moderate(const std::vector<double> &values) {
   for (const double value : values) {
     if (!(std::fabs(value) <= 1e4)) return false;
@@ -131,10 +92,10 @@ std::string Describe(const ForwardArenaSpec &spec) {
 }
 
 ArenaOutcome RunForwardArenaCall(const ForwardArenaSpec &spec, uint64_t seed, aclrtStream stream) {
-  ForwardDescriptors descriptors(spec);
+  ArenaTensors<kForwardOperandCount> t(spec.operands, spec.normalized_shape, spec.arena_bytes);
   std::vector<double> inputs[kForwardOperandCount];
   ArenaCall call;
-  call.describe = [&](uint8_t *arena) { return descriptors.Create(arena); };
+  call.describe = [&](uint8_t *arena) { return t.Create(arena); };
   call.fill = [&](uint8_t *arena) {
     // Written in operand order (an aliased byte keeps the last write), then read back as they are.
     std::mt19937_64 random(seed);
@@ -153,7 +114,14 @@ ArenaOutcome RunForwardArenaCall(const ForwardArenaSpec &spec, uint64_t seed, ac
     }
   };
   call.phase1 = [&](uint64_t *workspace_size, aclOpExecutor **executor) {
-    return descriptors.GetWorkspaceSize(workspace_size, executor);
+    if (spec.impl_mode < 0) {
+      return aclnnLayerNormGetWorkspaceSize(t[kForwardInput], t.normalized_shape(), t[kForwardWeight], t[kForwardBias],
+                                            spec.eps, t[kForwardOut], t[kForwardMean], t[kForwardRstd], workspace_size,
+                                            executor);
+    }
+    return aclnnLayerNormWithImplModeGetWorkspaceSize(t[kForwardInput], t.normalized_shape(), t[kForwardWeight],
+                                                      t[kForwardBias], spec.eps, t[kForwardOut], t[kForwardMean],
+                                                      t[kForwardRstd], spec.impl_mode, workspace_size, executor);
   };
   call.phase2 = spec.impl_mode < 0 ? aclnnLayerNorm : aclnnLayerNormWithImplMode;
   for (const int k : {kForwardOut, kForwardMean, kForwardRstd}) {
