@@ -19,8 +19,8 @@
 namespace aclhost {
 namespace bench {
 
-// Calls whose bytes fit in the caches are timed back to back, warm: what bounds them is the
-// call's fixed cost, not memory, so they get no bandwidth ratio.
+// Calls that move less than this (the small calls, whose operands stay in cache) are timed back
+// to back, warm: what bounds them is the call's fixed cost, not memory, so they get no ratio.
 constexpr double kWarmCaseBytes = 8 << 20;
 
 inline double Median(std::vector<double> values) {
@@ -31,7 +31,7 @@ inline double Median(std::vector<double> values) {
 // Runs call() (the whole user sequence; false: it failed) in the benchmark loop, timing each call
 // on its own (the benchmark must UseManualTime), and reports the median call ("median_us") and
 // its effective GB/s. Cases larger than the caches take one pass of the reference,
-// reference_pass(threads) (GB/s of the triad or copy), right before each call (then
+// reference_pass(threads) (the triad's or copy's bytes a second), right before each call (then
 // LeaveCachesClean: the call starts cold and does not write back the pass's lines), and report the
 // median of the passes ("<name>_GB/s") and the median of each call's GB/s over its own pass's
 // ("x_<name>"): this machine's bandwidth drifts by tens of per cent within seconds, and a call
