@@ -439,12 +439,18 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
   // never changes the sums, so neither do the runs' ends).
   if (task.tiles == nullptr) {
-    for (int64_t begin = task.row_begin, end; begin < task.row_end; begin = end) {
-      end = lnb::DirectRowsEnd(args, begin, task.row_end);
-      const lnb::RowBlock rows = lnb::DirectRows(args, begin);
-      const lnb::RowBlock following = end < task.row_end ? lnb::DirectRows(args, end) : rows.Skip(end - 1 - begin);
-      if (end < task.row_end) FetchShortRun(following, lnb::DirectRowsEnd(args, end, task.row_end) - end, row_bytes);
+    // Each run's end and rows are found once: as the run that follows one, then as the run.
+    int64_t begin = task.row_begin, end = lnb::DirectRowsEnd(args, begin, task.row_end);
+    lnb::RowBlock rows = lnb::DirectRows(args, begin);
+    while (begin < task.row_end) {
+      const bool last = end == task.row_end;
+      const int64_t next_end = last ? end : lnb::DirectRowsEnd(args, end, task.row_end);
+      const lnb::RowBlock following = last ? rows.Skip(end - 1 - begin) : lnb::DirectRows(args, end);
+      if (!last) FetchShortRun(following, next_end - end, row_bytes);
       RunRows(passes, begin, end, rows, grouped, task.stream, true, following);
+      begin = end;
+      end = next_end;
+      rows = following;
     }
   } else {
     // Blocks of rows staged into this thread's tiles while they stay in cache; the rows still
