@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
   aclrtSetDevice(0);
   const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
   g_threads = config.threads;
-  std::printf("kernel %s, %d threads; one pass of a STREAM triad with %d threads runs before every timed call of a case larger than the caches\n",
+  std::printf("kernel %s, %d threads; one pass of a STREAM triad with %d threads runs before every timed call of a case of 8 MiB or more\n",
               aclhost::kernels::IsaName(config.isa), config.threads, config.threads);
   benchmark::AddCustomContext("kernel", aclhost::kernels::IsaName(config.isa));
   benchmark::AddCustomContext("threads", std::to_string(config.threads));

@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
   aclrtSetDevice(0);
   const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
   g_threads = config.threads;
-  std::printf("kernel %s, %d threads; one pass of a STREAM copy with %d threads runs before every timed call of a case larger than the caches\n",
+  std::printf("kernel %s, %d threads; one pass of a STREAM copy with %d threads runs before every timed call of a case of 8 MiB or more\n",
               aclhost::kernels::IsaName(config.isa), config.threads, config.threads);
   const std::vector<std::vector<int64_t>> shapes = {{8192, 768},  {4096, 4096},  {32768, 1024},
                                                     {262144, 128}, {1024, 32768}, {16384, 5120}};
