@@ -1,6 +1,7 @@
 #include "arena.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "aclnn/opdev/op_errno.h"
@@ -64,6 +65,13 @@ std::vector<double> ReadView(const Placement &placement, const uint8_t *arena) {
 void WriteView(const Placement &placement, const std::vector<double> &values, uint8_t *arena) {
   const std::vector<int64_t> offsets = ByteOffsets(placement);
   for (size_t i = 0; i < offsets.size(); ++i) EncodeInto(placement.dtype, {values[i]}, arena + offsets[i]);
+}
+
+bool AllModerate(const std::vector<double> &values) {
+  for (const double value : values) {
+    if (!(std::fabs(value) <= 1e4)) return false;
+  }
+  return true;
 }
 
 int64_t EndOf(const Placement &placement) {

@@ -32,6 +32,11 @@ int64_t CountOf(const std::vector<int64_t> &dims);
 // whatever was written there last).
 std::vector<double> ReadView(const Placement &placement, const uint8_t *arena);
 void WriteView(const Placement &placement, const std::vector<double> &values, uint8_t *arena);
+// Whether every value is finite and at most 1e4 in size. Inputs written over each other in
+// different dtypes read back as arbitrary bits (NaN, Inf, 1e38), where float32 and long double
+// legitimately part ways, and results beyond that overflow FLOAT16 by right: an arena call judges
+// only the bytes then.
+bool AllModerate(const std::vector<double> &values);
 // The element-aligned arena offset just past the end of the view's storage.
 int64_t EndOf(const Placement &placement);
 // "name: dtype .. dims [..] strides [..] view_offset .. byte_offset ..", or "name: absent".

@@ -15,6 +15,9 @@ struct LayerNormResult {
   // accurate to a few ulps of it (x - mean cancels, and a float32 mean carries a few ulps of the
   // row's spread), not of an out that cancels to near zero.
   std::vector<double> out_magnitude;
+  // The size of a mean's terms, the row's largest |x|: a float32 sum is accurate to a few ulps of
+  // it, not of a mean that cancels to near zero.
+  std::vector<double> mean_magnitude;
 };
 
 // weight and bias may be empty (ones, zeros). Every vector is row-major.
