@@ -30,7 +30,7 @@ inline double Median(std::vector<double> values) {
 
 // Runs call() (the whole user sequence; false: it failed) in the benchmark loop, timing each call
 // on its own (the benchmark must UseManualTime), and reports the median call ("median_us") and
-// its effective GB/s. Cases larger than the caches take one pass of the reference,
+// its effective GB/s. Cases of kWarmCaseBytes or more take one pass of the reference,
 // reference_pass(threads) (the triad's or copy's bytes a second), right before each call (then
 // LeaveCachesClean: the call starts cold and does not write back the pass's lines), and report the
 // median of the passes ("<name>_GB/s") and the median of each call's GB/s over its own pass's
