@@ -1,7 +1,12 @@
-// body(i, worker) for i in [0, count) on up to threads OpenMP threads, static schedule; worker
-// is in [0, threads) and names the thread among those of this loop (for per-thread buffers),
-// whatever thread the caller itself is. With one thread it is a plain loop: even an if(false)
-// parallel region wakes the idle OpenMP pool, which costs microseconds small calls cannot afford.
+// body(i, worker) for i in [0, count) on up to threads OpenMP threads; worker is in [0, threads)
+// and names the thread among those of this loop (for per-thread buffers), whatever thread the
+// caller itself is. Each thread takes its i in increasing order, in runs of consecutive i. The
+// guided schedule hands out halving runs: a thread that starts late (a woken pool thread began
+// 30-40 us after the caller in a 1.3 ms call here) or runs slower leaves the rest to the other,
+// where a static split would wait for it; the first runs stay long. (8192, 768) FLOAT16
+// backward, alternating builds: faster than static in 65 of 100 pairs; 30 ms calls even.
+// With one thread it is a plain loop: even an if(false) parallel region wakes the idle OpenMP
+// pool, which costs microseconds small calls cannot afford.
 #pragma once
 
 #include <omp.h>
@@ -16,7 +21,7 @@ void ParallelFor(int64_t count, int threads, Body body) {
     for (int64_t i = 0; i < count; ++i) body(i, 0);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(guided) num_threads(threads)
   for (int64_t i = 0; i < count; ++i) body(i, omp_get_thread_num());
 }
 
