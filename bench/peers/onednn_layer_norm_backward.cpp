@@ -1,5 +1,6 @@
 // oneDNN's layer_normalization_backward (diff_src, diff_scale, diff_shift) on one shape, timed
-// like aclnn-host's benchmark: best mean over repeated calls, primitive created once.
+// as bench/peers/aclnn_host_layer_norm_backward.cpp times aclnn-host: best mean over 5 rounds of 5
+// calls back to back, primitive created once.
 // Usage: onednn_layer_norm_backward M N f32|bf16 ; prints "GB/s <value>" or "skipped: <why>".
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,5 @@
-"""PyTorch's native_layer_norm_backward on one shape, timed like aclnn-host's benchmark.
+"""PyTorch's native_layer_norm_backward on one shape, timed as aclnn_host_layer_norm_backward.cpp
+times aclnn-host (best mean over 5 rounds of 5 calls back to back).
 
 Usage: torch_layer_norm_backward.py M N f32|bf16 THREADS ; prints "GB/s <value>".
 The out= variant reuses the output tensors, so page faults of fresh outputs are not timed.
