@@ -5,7 +5,6 @@
 // peers' harnesses do not; side by side, all three are timed alike.
 // Usage: aclnn_host_layer_norm_backward M N f32|bf16 ; prints "GB/s <value>" or "failed: <why>".
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
+#include "best_mean.h"
 
 namespace {
 
@@ -88,13 +88,7 @@ int main(int argc, char **argv) {
       std::printf("failed: %s\n", aclGetRecentErrMsg());
       return 1;
     }
-    double best = 1e30;
-    for (int round = 0; round < 5; ++round) {
-      const int iterations = 5;
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < iterations; ++i) call();
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iterations);
-    }
+    const double best = BestMeanSeconds(call);
     std::printf("GB/s %.3f\n", 3.0 * static_cast<double>(element) * static_cast<double>(rows * cols) / best / 1e9);
     if (workspace != nullptr) aclrtFree(workspace);
     aclDestroyIntArray(normalized_shape);

@@ -2,13 +2,13 @@
 // as bench/peers/aclnn_host_layer_norm_backward.cpp times aclnn-host: best mean over 5 rounds of 5
 // calls back to back, primitive created once.
 // Usage: onednn_layer_norm_backward M N f32|bf16 ; prints "GB/s <value>" or "skipped: <why>".
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "best_mean.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 int main(int argc, char **argv) {
@@ -53,13 +53,7 @@ int main(int argc, char **argv) {
       stream.wait();
     };
     call();
-    double best = 1e30;
-    for (int round = 0; round < 5; ++round) {
-      const int iterations = 5;
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < iterations; ++i) call();
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / iterations);
-    }
+    const double best = BestMeanSeconds(call);
     std::printf("GB/s %.3f\n", 3.0 * element * static_cast<double>(rows * cols) / best / 1e9);
   } catch (const dnnl::error &error) {
     std::printf("skipped: %s\n", error.what());
