@@ -435,9 +435,11 @@ TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {
 }
 
 TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
-  // Short 16-bit rows have their statistics computed 4 at a time; the 5th row of a 5-row call runs
-  // alone. Every row holds the same values, so every output row must hold the same bits.
-  for (const auto &[cols, dtype] : {std::pair<int64_t, aclDataType>{100, ACL_FLOAT16}, {509, ACL_BF16}}) {
+  // Short rows (16-bit up to 512 columns, FLOAT up to 128) have their statistics computed 4 at a
+  // time; the 5th row of a 5-row call runs alone. Every row holds the same values, so every output
+  // row must hold the same bits.
+  for (const auto &[cols, dtype] :
+       {std::pair<int64_t, aclDataType>{100, ACL_FLOAT16}, {509, ACL_BF16}, {100, ACL_FLOAT}, {128, ACL_FLOAT}}) {
     SCOPED_TRACE(std::to_string(cols) + " columns, dtype " + std::to_string(dtype));
     constexpr int64_t kRows = 5;
     std::mt19937_64 random(TestSeed() + counter_++);
@@ -467,11 +469,17 @@ TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
 
 TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
   // 517 columns: one set of lane sums; 790 (49 whole blocks and a part) and 4099: two (kPairedSumCols).
-  for (const std::vector<int64_t> &dims :
-       {std::vector<int64_t>{333, 517}, std::vector<int64_t>{48, 790}, std::vector<int64_t>{64, 4099}}) {
+  // Rows taken 4 at a time for their statistics: FLOAT rows of 100 and BF16 rows of 200 columns,
+  // 1031 rows (a last chunk of 7: a group and 3 rows alone).
+  struct Shape {
+    std::vector<int64_t> dims;
+    aclDataType input;
+  };
+  for (const Shape &shape : {Shape{{333, 517}, ACL_BF16}, Shape{{48, 790}, ACL_BF16}, Shape{{64, 4099}, ACL_BF16},
+                             Shape{{1031, 100}, ACL_FLOAT}, Shape{{1031, 200}, ACL_BF16}}) {
     ForwardCase c;
-    c.dims = dims;
-    c.input = ACL_BF16;
+    c.dims = shape.dims;
+    c.input = shape.input;
     c.out = ACL_FLOAT16;
     c.outlying_first_elements = true;
     std::vector<std::vector<uint8_t>> first;

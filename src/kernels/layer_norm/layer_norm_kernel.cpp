@@ -251,22 +251,27 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   if (args.rstd != nullptr) StoreElement(args.rstd, args.rstd_type, m, stats.rstd);
 }
 
-// Rows taken together for their statistics: 4 short 16-bit rows, whose dependency chains and
-// conversions are most of their time, where the 4 take at most 4 KiB. Measured on one thread,
-// best of 7: (16384, 128) FLOAT16 0.99 -> 0.70 ms, BF16 1.30 -> 0.92 ms, (8192, 512) BF16 1.80
-// -> 1.62 ms; 512 FLOAT columns (8 KiB) 1.14 -> 1.39 ms, so longer rows run one at a time. On
-// two threads FLOAT rows are bound by memory instead, and groups of 128 columns measured slower
-// there ((262144, 128) best of 5: 8.5 -> 9.8 ms; BF16 10.7 -> 7.9 ms), so FLOAT rows never group.
+// Rows taken together for their statistics: 4 short rows, whose dependency chains (and, 16-bit,
+// conversions) are most of their time, where the 4 take at most 4 KiB (16-bit) or 2 KiB (FLOAT).
+// Measured on one thread, best of 7: (16384, 128) FLOAT16 0.99 -> 0.70 ms, BF16 1.30 -> 0.92 ms,
+// (8192, 512) BF16 1.80 -> 1.62 ms; 512 FLOAT columns (8 KiB) 1.14 -> 1.39 ms. FLOAT rows of 128
+// columns and fewer (eighth session of 2026-12-03; the third measured them slower, before the
+// prefetches and schedule of today): kernel alone (1024, 128) 0.405 -> 0.305 ns per element;
+// two threads, alternating builds, (262144, 128) 7.29 -> 6.28 ms (56 of 60 pairs), (524288, 64)
+// 10.8 -> 8.07 ms (30 of 30); but FLOAT rows of 256 columns even to much slower ((131072, 256)
+// 8 of 20 and 1 of 30 pairs faster), so those run one at a time.
 constexpr int kGroupRows = 4;
 constexpr int64_t kGroupBytes = int64_t{4} << 10;
+constexpr int64_t kFloatGroupBytes = int64_t{2} << 10;
 
 template <ElementType kInput>
 bool GroupsRows(int64_t row_bytes) {
-  return kInput != ElementType::kFloat32 && kGroupRows * row_bytes <= kGroupBytes;
+  return kGroupRows * row_bytes <= (kInput == ElementType::kFloat32 ? kFloatGroupBytes : kGroupBytes);
 }
 // SumRowBlocks pairs the blocks of rows taken one at a time only; a grouped row must be too short
 // to be paired alone, or its sums would depend on how it was taken.
-static_assert(kGroupBytes / (kGroupRows * 2) < kPairedSumCols, "grouped rows (16-bit) are never paired");
+static_assert(kGroupBytes / (kGroupRows * 2) < kPairedSumCols && kFloatGroupBytes / (kGroupRows * 4) < kPairedSumCols,
+              "grouped rows are never paired");
 
 // Rows [row_begin, row_end); weight and bias, when given, are float32.
 // stream_out: write output rows with non-temporal stores (see NormalizeRow).
