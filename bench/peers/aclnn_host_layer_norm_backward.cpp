@@ -18,8 +18,8 @@
 
 namespace {
 
-// Dense device memory (host memory here) holding `count` values of `element` bytes, every byte
-// `fill`, and a tensor over it.
+// A dense tensor of `dims` over device memory (host memory here) whose every byte is `fill`;
+// tensor stays nullptr when either could not be made.
 struct Operand {
   void *memory = nullptr;
   aclTensor *tensor = nullptr;
@@ -42,6 +42,54 @@ struct Operand {
   Operand &operator=(const Operand &) = delete;
 };
 
+// Prints the GB/s of the call sequence on (rows, cols); 0 on success, 1 when a call failed.
+int Measure(int64_t rows, int64_t cols, bool bf16, aclrtStream stream) {
+  const aclDataType data_type = bf16 ? ACL_BF16 : ACL_FLOAT;
+  const size_t element = bf16 ? 2 : 4;
+  // The oneDNN harness's values: 0x3c bytes in the row operands, statistics and weight of ones.
+  Operand grad_out({rows, cols}, data_type, element, 0x3c), input({rows, cols}, data_type, element, 0x3c);
+  Operand grad_input({rows, cols}, data_type, element, 0);
+  Operand mean({rows, 1}, ACL_FLOAT, 4, 0), rstd({rows, 1}, ACL_FLOAT, 4, 0), weight({cols}, ACL_FLOAT, 4, 0);
+  Operand grad_weight({cols}, ACL_FLOAT, 4, 0), grad_bias({cols}, ACL_FLOAT, 4, 0);
+  for (const Operand *operand : {&grad_out, &input, &grad_input, &mean, &rstd, &weight, &grad_weight, &grad_bias}) {
+    if (operand->tensor == nullptr) {
+      std::printf("failed: %s\n", aclGetRecentErrMsg());
+      return 1;
+    }
+  }
+  for (Operand *ones : {&mean, &rstd, &weight}) {
+    float *values = static_cast<float *>(ones->memory);
+    std::fill(values, values + (ones == &weight ? cols : rows), 1.0f);
+  }
+  const int64_t normalized[1] = {cols};
+  const bool mask[3] = {true, true, true};
+  aclIntArray *normalized_shape = aclCreateIntArray(normalized, 1);
+  aclBoolArray *output_mask = aclCreateBoolArray(mask, 3);
+  void *workspace = nullptr;  // sized by the first call, the same size for every call
+  auto call = [&] {
+    uint64_t size = 0;
+    aclOpExecutor *executor = nullptr;
+    if (aclnnLayerNormBackwardGetWorkspaceSize(grad_out.tensor, input.tensor, normalized_shape, mean.tensor, rstd.tensor,
+                                               weight.tensor, nullptr, output_mask, grad_input.tensor, grad_weight.tensor,
+                                               grad_bias.tensor, &size, &executor) != 0) {
+      return false;
+    }
+    if (workspace == nullptr && size > 0 && aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return false;
+    return aclnnLayerNormBackward(workspace, size, executor, stream) == 0 && aclrtSynchronizeStream(stream) == ACL_SUCCESS;
+  };
+  const bool called = call();
+  if (called) {
+    const double best = BestMeanSeconds(call);
+    std::printf("GB/s %.3f\n", 3.0 * static_cast<double>(element) * static_cast<double>(rows * cols) / best / 1e9);
+  } else {
+    std::printf("failed: %s\n", aclGetRecentErrMsg());
+  }
+  if (workspace != nullptr) aclrtFree(workspace);
+  aclDestroyIntArray(normalized_shape);
+  aclDestroyBoolArray(output_mask);
+  return called ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -49,53 +97,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "usage: %s M N f32|bf16\n", argv[0]);
     return 2;
   }
-  const int64_t rows = std::atoll(argv[1]), cols = std::atoll(argv[2]);
-  const bool bf16 = std::strcmp(argv[3], "bf16") == 0;
-  const aclDataType data_type = bf16 ? ACL_BF16 : ACL_FLOAT;
-  const size_t element = bf16 ? 2 : 4;
   aclrtStream stream = nullptr;
   if (aclInit(nullptr) != ACL_SUCCESS || aclrtSetDevice(0) != ACL_SUCCESS || aclrtCreateStream(&stream) != ACL_SUCCESS) {
     std::printf("failed: %s\n", aclGetRecentErrMsg());
     return 1;
   }
-  {
-    // The oneDNN harness's values: 0x3c bytes in the row operands, statistics and weight of ones.
-    Operand grad_out({rows, cols}, data_type, element, 0x3c), input({rows, cols}, data_type, element, 0x3c);
-    Operand grad_input({rows, cols}, data_type, element, 0);
-    Operand mean({rows, 1}, ACL_FLOAT, 4, 0), rstd({rows, 1}, ACL_FLOAT, 4, 0), weight({cols}, ACL_FLOAT, 4, 0);
-    Operand grad_weight({cols}, ACL_FLOAT, 4, 0), grad_bias({cols}, ACL_FLOAT, 4, 0);
-    for (Operand *ones : {&mean, &rstd, &weight}) {
-      float *values = static_cast<float *>(ones->memory);
-      std::fill(values, values + (ones == &weight ? cols : rows), 1.0f);
-    }
-    const int64_t normalized[1] = {cols};
-    const bool mask[3] = {true, true, true};
-    aclIntArray *normalized_shape = aclCreateIntArray(normalized, 1);
-    aclBoolArray *output_mask = aclCreateBoolArray(mask, 3);
-    void *workspace = nullptr;  // sized by the first call, the same size for every call
-    auto call = [&] {
-      uint64_t size = 0;
-      aclOpExecutor *executor = nullptr;
-      if (aclnnLayerNormBackwardGetWorkspaceSize(grad_out.tensor, input.tensor, normalized_shape, mean.tensor, rstd.tensor,
-                                                 weight.tensor, nullptr, output_mask, grad_input.tensor, grad_weight.tensor,
-                                                 grad_bias.tensor, &size, &executor) != 0) {
-        return false;
-      }
-      if (workspace == nullptr && size > 0 && aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return false;
-      return aclnnLayerNormBackward(workspace, size, executor, stream) == 0 && aclrtSynchronizeStream(stream) == ACL_SUCCESS;
-    };
-    if (!call()) {
-      std::printf("failed: %s\n", aclGetRecentErrMsg());
-      return 1;
-    }
-    const double best = BestMeanSeconds(call);
-    std::printf("GB/s %.3f\n", 3.0 * static_cast<double>(element) * static_cast<double>(rows * cols) / best / 1e9);
-    if (workspace != nullptr) aclrtFree(workspace);
-    aclDestroyIntArray(normalized_shape);
-    aclDestroyBoolArray(output_mask);
-  }
+  const int status = Measure(std::atoll(argv[1]), std::atoll(argv[2]), std::strcmp(argv[3], "bf16") == 0, stream);
   aclrtDestroyStream(stream);
   aclrtResetDevice(0);
   aclFinalize();
-  return 0;
+  return status;
 }
