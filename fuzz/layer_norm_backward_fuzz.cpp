@@ -15,18 +15,11 @@ using namespace aclhost::testing;
 ArenaCallSpec Decode(ByteReader &bytes) {
   ArenaCallSpec spec;
   const aclhost::fuzz::CallShape shape = aclhost::fuzz::DecodeShape(bytes);
-  const std::vector<int64_t> &dims = shape.dims, &normalized = shape.normalized, &stats = shape.stats;
-  const aclDataType data = shape.data;
-  const std::vector<int64_t> *shapes[kOperandCount] = {&dims, &dims, &stats, &stats, &normalized,
-                                                       &normalized, &dims, &normalized, &normalized};
-  for (int k = 0; k < kOperandCount; ++k) {
-    Placement &placement = spec.operands[k];
-    placement.dims = *shapes[k];
-    // gradOut and input share the data dtype; every other operand may also be FLOAT.
-    const bool same_as_input = k == kGradOut || k == kInput || bytes.Range(0, 3) != 0;
-    placement.dtype = same_as_input ? data : ACL_FLOAT;
-  }
-  spec.normalized_shape = normalized;
+  // gradOut and input share the data dtype; every other operand may also be FLOAT.
+  const int kinds[kOperandCount] = {0, 0, 2, 2, 1, 1, 0, 1, 1};
+  aclhost::fuzz::ShapeOperands(bytes, shape, kinds, kOperandCount, [](int k) { return k == kGradOut || k == kInput; },
+                               spec.operands);
+  spec.normalized_shape = shape.normalized;
   const uint8_t mask = bytes.Byte();
   for (int k = 0; k < 3; ++k) spec.mask[k] = ((mask >> k) & 1) != 0 || mask >= 128;
 

@@ -32,17 +32,11 @@ int32_t ImplMode(ByteReader &bytes) {
 ForwardArenaSpec Decode(ByteReader &bytes) {
   ForwardArenaSpec spec;
   const aclhost::fuzz::CallShape shape = aclhost::fuzz::DecodeShape(bytes);
-  const std::vector<int64_t> &dims = shape.dims, &normalized = shape.normalized, &stats = shape.stats;
-  const aclDataType data = shape.data;
-  const std::vector<int64_t> *shapes[kForwardOperandCount] = {&dims, &normalized, &normalized, &dims, &stats, &stats};
-  for (int k = 0; k < kForwardOperandCount; ++k) {
-    Placement &placement = spec.operands[k];
-    placement.dims = *shapes[k];
-    // input and out share the data dtype; weight, bias and the statistics may also be FLOAT.
-    const bool same_as_input = k == kForwardInput || k == kForwardOut || bytes.Range(0, 3) != 0;
-    placement.dtype = same_as_input ? data : ACL_FLOAT;
-  }
-  spec.normalized_shape = normalized;
+  // input and out share the data dtype; weight, bias and the statistics may also be FLOAT.
+  const int kinds[kForwardOperandCount] = {0, 1, 1, 0, 2, 2};
+  aclhost::fuzz::ShapeOperands(bytes, shape, kinds, kForwardOperandCount,
+                               [](int k) { return k == kForwardInput || k == kForwardOut; }, spec.operands);
+  spec.normalized_shape = shape.normalized;
   spec.eps = Eps(bytes);
   spec.impl_mode = ImplMode(bytes);
 

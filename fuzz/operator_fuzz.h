@@ -67,6 +67,19 @@ inline CallShape DecodeShape(ByteReader &bytes) {
   return shape;
 }
 
+// Operand k of `count` gets the dims of the kind kinds[k] names (0 the call's dims, 1 the normalized
+// dims, 2 the statistics') and the call's data dtype where keeps_data(k), else, one time in four
+// (a byte decides), FLOAT instead.
+template <typename KeepsData>
+void ShapeOperands(ByteReader &bytes, const CallShape &shape, const int *kinds, int count, KeepsData keeps_data,
+                   testing::Placement *operands) {
+  const std::vector<int64_t> *dims_of_kind[] = {&shape.dims, &shape.normalized, &shape.stats};
+  for (int k = 0; k < count; ++k) {
+    operands[k].dims = *dims_of_kind[kinds[k]];
+    operands[k].dtype = keeps_data(k) || bytes.Range(0, 3) != 0 ? shape.data : ACL_FLOAT;
+  }
+}
+
 // At most one change to a placement: absent, NULL data, another dtype, a dim one larger, moved
 // over one of the call's `count` operands (possibly exactly), any strides, or misaligned.
 inline void Mutate(ByteReader &bytes, testing::Placement *placement, const testing::Placement *operands, int count) {
