@@ -74,8 +74,7 @@ bool ResultsMatch(const ArenaCallSpec &spec, const std::vector<double> (&inputs)
     const ErrorSummary error = CompareThrough(ReadView(output, arena), *expected[k], *magnitude[k],
                                               k == 0 ? input.dtype : output.dtype, output.dtype);
     if (!error.Passed()) {
-      *failure = std::string(OperandName(kGradInput + k)) + " differs from the reference: worst " +
-                 std::to_string(error.worst_ratio) + " of tolerance at element " + std::to_string(error.worst_index);
+      *failure = error.Describe(OperandName(kGradInput + k));
       return false;
     }
   }

@@ -52,8 +52,7 @@ bool ResultsMatch(const ForwardArenaSpec &spec, const std::vector<double> (&inpu
     if (!output.present || output.null_data || CountOf(output.dims) == 0) continue;
     const ErrorSummary error = Compare(ReadView(output, arena), *c.want, *c.magnitude, output.dtype);
     if (!error.Passed()) {
-      *failure = std::string(ForwardOperandName(c.operand)) + " differs from the reference: worst " +
-                 std::to_string(error.worst_ratio) + " of tolerance at element " + std::to_string(error.worst_index);
+      *failure = error.Describe(ForwardOperandName(c.operand));
       return false;
     }
   }

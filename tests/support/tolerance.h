@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "acl/acl_base.h"
@@ -21,6 +22,11 @@ struct ErrorSummary {
   double worst_ratio = 0;
   size_t worst_index = 0;
   bool Passed() const { return worst_ratio <= 1.0; }
+  // "<what> differs from the reference: worst <ratio> of tolerance at element <index>".
+  std::string Describe(const std::string &what) const {
+    return what + " differs from the reference: worst " + std::to_string(worst_ratio) + " of tolerance at element " +
+           std::to_string(worst_index);
+  }
 };
 
 ErrorSummary Compare(const std::vector<double> &got, const std::vector<double> &want,
