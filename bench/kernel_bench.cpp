@@ -111,7 +111,7 @@ void Backward(benchmark::State &state, int64_t rows, int64_t cols, ElementType t
   args.grad_weight = operands.grad_weight.data();
   args.grad_bias = operands.grad_bias.data();
   TimeKernel(state, rows, cols,
-             aclhost::kernels::LayerNormBackwardScratchBytes(rows, cols, type, ElementType::kFloat32, true, 0, 1), &args,
+             aclhost::kernels::LayerNormBackwardScratchBytes(rows, cols, type, ElementType::kFloat32, true, 0, false, 1), &args,
              aclhost::kernels::LayerNormBackward);
 }
 

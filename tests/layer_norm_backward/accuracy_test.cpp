@@ -381,6 +381,25 @@ TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
   }
 }
 
+TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount) {
+  // All three operands transposed, whole or channel-major: read and written in their columns'
+  // order, in blocks of 4 chunks of 64 rows cut at batch ends (200-row batches), by 1 to 8
+  // threads on every target; ragged last blocks of columns (37, 100) and of rows (1200 = 4 blocks
+  // and 176 rows).
+  for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {
+    for (const int threads : {1, 2, 3, 8}) {
+      SCOPED_TRACE(std::string("ACLNN_HOST_ISA=") + isa + " ACLNN_HOST_NUM_THREADS=" + std::to_string(threads));
+      setenv("ACLNN_HOST_ISA", isa, 1);
+      setenv("ACLNN_HOST_NUM_THREADS", std::to_string(threads).c_str(), 1);
+      ExpectStridedBitsEqualDense({6, 200, 37}, StridedRows::kChannelMajor, stream_, ACL_FLOAT16);
+      ExpectStridedBitsEqualDense({1200, 100}, StridedRows::kTransposed, stream_, ACL_FLOAT);
+      ExpectStridedBitsEqualDense({600, 48}, StridedRows::kTransposed, stream_, ACL_BF16);
+    }
+  }
+  unsetenv("ACLNN_HOST_ISA");
+  unsetenv("ACLNN_HOST_NUM_THREADS");
+}
+
 TEST_F(AccuracyTest, SequenceFirstRowsGiveTheBitsOfDenseRows) {
   // [B, S, H] over [S, B, H] memory: B batches of S rows, read and written in place in runs within
   // a batch, which cut 64-row chunks and 4-row groups (S = 50, 29, 37): rows grouped from cache

@@ -55,6 +55,21 @@ inline RowSpacing RowSpacingFrom(const RowSpacing &spacing, int64_t first) {
   return later;
 }
 
+// Where an operand lies whose rows are, batch by batch, the columns of a row-major matrix (a
+// transposed view, NCHW memory seen as [N, H*W, C]), in elements: element (m, n) of batch
+// b = m / batch_rows at b * batch_stride + m % batch_rows + n * col_stride. batch_rows 0: the
+// operand does not lie so.
+struct ColumnLayout {
+  int64_t batch_rows = 0;
+  int64_t batch_stride = 0;
+  int64_t col_stride = 0;
+};
+
+// Elements from the operand's element (0, 0) to (m, 0).
+inline int64_t ColumnRowOffset(const ColumnLayout &layout, int64_t m) {
+  return m / layout.batch_rows * layout.batch_stride + m % layout.batch_rows;
+}
+
 // Exact widening of element index of data.
 inline double LoadElement(const void *data, ElementType type, int64_t index) {
   if (type == ElementType::kFloat32) {

@@ -7,6 +7,8 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
+#include <algorithm>
+
 #include "kernels/common/dispatch.h"
 #include "kernels/common/transpose.h"
 
@@ -178,16 +180,24 @@ void TransposeElements(const Element *src, int64_t src_stride, int64_t rows, int
       }
       hwy::FlushStream();  // make the non-temporal stores visible
     } else {
-      for (int64_t c = 0; c < whole_cols; c += kSide) {
-        const int64_t ahead = c + kAhead * kSide;
-        if (ahead + kSide <= cols) {
+      // The squares side by side that share each source row's cache line run one after another:
+      // the line is then read once from L1, where a strip of squares down many rows (a run of a
+      // transposed view's columns, 16 of them power-of-two apart, in one L1 set) would evict it
+      // before the next strip came back to it. Its lines are fetched once.
+      constexpr int64_t kLineCols = std::max<int64_t>(kSide, 64 / static_cast<int64_t>(sizeof(Element)));
+      for (int64_t line = 0; line < whole_cols; line += kLineCols) {
+        const int64_t ahead = line + kAhead * kSide;
+        if (ahead + kLineCols <= cols) {
           if (fetch_source) {
-            fetch_rows(src + ahead, src_stride, rows, kSide);
+            fetch_rows(src + ahead, src_stride, rows, kLineCols);
           } else {
-            fetch_rows(dst + ahead * dst_stride, dst_stride, kSide, rows);
+            fetch_rows(dst + ahead * dst_stride, dst_stride, kLineCols, rows);
           }
         }
-        for (int64_t r = 0; r < whole_rows; r += kSide) square(r, c);
+        const int64_t line_end = std::min(line + kLineCols, whole_cols);
+        for (int64_t r = 0; r < whole_rows; r += kSide) {
+          for (int64_t c = line; c < line_end; c += kSide) square(r, c);
+        }
       }
     }
   }

@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "kernels/common/simd_convert-inl.h"
+#include "kernels/common/transpose.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
 #ifndef ACLNN_HOST_LAYER_NORM_BACKWARD_CHUNKS
@@ -80,12 +81,12 @@ inline bool SharesRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegment
 
 // What one call of the per-target code does: a chunk of whole rows, or one segment of a shared row.
 struct Task {
-  enum class Kind { kChunk, kSegmentSums, kSegmentGradInput };
+  enum class Kind { kChunk, kSegmentSums, kSegmentGradInput, kColumns };
   Kind kind = Kind::kChunk;
-  int64_t row_begin = 0, row_end = 0;  // a segment task: row_begin alone
+  int64_t row_begin = 0, row_end = 0;  // a segment task: row_begin alone; kColumns: whole chunks
   int64_t col_begin = 0;               // a segment task's first column
-  float *partials = nullptr;           // the chunk's column partials; nullptr when not wanted
-  char *tiles = nullptr;               // kChunk: this thread's row tiles when rows are staged
+  float *partials = nullptr;           // the (first) chunk's column partials; nullptr when not wanted
+  char *tiles = nullptr;               // kChunk: this thread's row tiles when rows are staged; kColumns: its ColumnScratch
   float *lanes = nullptr;              // kSegmentSums: 2 x 16 floats out
   float mean_g = 0, mean_gx = 0;       // kSegmentGradInput: the row's means of g and g * xhat
   bool stream = false;                 // gradInput written with non-temporal stores
@@ -171,6 +172,61 @@ inline void ClearChunkPartials(float *chunk_partials, int64_t cols) {
   std::memset(chunk_partials + PartialsStride(cols), 0, bytes);
 }
 
+// Operands in columns (args.input_columns): a task is a block of whole chunks, about
+// kColumnBlockRows rows, cut where batches end into runs; each run's rows are summed while their
+// columns stream past (pass 1, 16 columns at a time through a per-thread tile), then its gradInput
+// is written column by column (pass 2).
+constexpr int64_t kColumnBlockRows = 256;
+
+inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_columns.batch_rows > 0; }
+
+inline int64_t ColumnBlockChunks(int64_t rows) {
+  const int64_t chunks = kColumnBlockRows / RowsPerChunk(rows);
+  return chunks > 1 ? chunks : 1;
+}
+
+inline int64_t ColumnBlockRows(int64_t rows) {
+  const int64_t block = ColumnBlockChunks(rows) * RowsPerChunk(rows);
+  return block < rows ? block : rows;
+}
+
+// A thread's scratch for runs of up to `rows` rows (rounded up to whole blocks of kLanes): per row
+// its lane sums of g and g * xhat (kLanes floats each, and as many again for a later segment's),
+// its mean, rstd and the means of g and g * xhat, and two tiles of kLanes columns of gradOut and
+// input. Placed at `base` (nullptr: only its size, bytes, is wanted).
+struct ColumnScratch {
+  ColumnScratch(char *base, int64_t rows, int64_t cols, size_t element_size) {
+    const int64_t padded_rows = PaddedCols(rows);
+    const size_t lanes_bytes = static_cast<size_t>(padded_rows * kLanes) * sizeof(float);
+    const size_t row_bytes = static_cast<size_t>(padded_rows) * sizeof(float);
+    const size_t tile_bytes = static_cast<size_t>(padded_rows * kLanes) * element_size;
+    size_t at = 0;
+    auto take = [&](size_t size) {
+      char *place = base != nullptr ? base + at : nullptr;
+      at += (size + 63) / 64 * 64;
+      return place;
+    };
+    sum_g = reinterpret_cast<float *>(take(lanes_bytes));
+    sum_gx = reinterpret_cast<float *>(take(lanes_bytes));
+    if (SegmentCount(cols) > 1) {
+      segment_g = reinterpret_cast<float *>(take(lanes_bytes));
+      segment_gx = reinterpret_cast<float *>(take(lanes_bytes));
+    }
+    mean = reinterpret_cast<float *>(take(row_bytes));
+    rstd = reinterpret_cast<float *>(take(row_bytes));
+    mean_g = reinterpret_cast<float *>(take(row_bytes));
+    mean_gx = reinterpret_cast<float *>(take(row_bytes));
+    grad_out_tile = take(tile_bytes);
+    input_tile = take(tile_bytes);
+    bytes = at;
+  }
+
+  float *sum_g, *sum_gx, *segment_g = nullptr, *segment_gx = nullptr;
+  float *mean, *rstd, *mean_g, *mean_gx;
+  char *grad_out_tile, *input_tile;
+  size_t bytes;
+};
+
 }  // namespace lnb
 }  // namespace kernels
 }  // namespace aclhost
@@ -189,6 +245,32 @@ HWY_INLINE void FoldSegment(BlockVec *sum_g, BlockVec *sum_gx, const BlockVec *s
     sum_g[v] = hn::Add(sum_g[v], segment_g[v]);
     sum_gx[v] = hn::Add(sum_gx[v], segment_gx[v]);
   }
+}
+
+// One vector of a row's block, in pass 1: its share of the row's lane sums of g and g * xhat and,
+// with kColumnSums, of the column partials. Rows in memory and rows in columns both add through
+// here, so that their bits agree.
+template <bool kHasWeight, bool kColumnSums>
+HWY_INLINE void AccumulateVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec *sum_g,
+                                 BlockVec *sum_gx, BlockVec *partial_w, BlockVec *partial_b) {
+  const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
+  const auto g = kHasWeight ? hn::Mul(go, w) : go;
+  *sum_g = hn::Add(*sum_g, g);
+  *sum_gx = hn::Add(*sum_gx, hn::Mul(g, xhat));
+  if (kColumnSums) {
+    *partial_w = hn::Add(*partial_w, hn::Mul(go, xhat));
+    *partial_b = hn::Add(*partial_b, go);
+  }
+}
+
+// One vector of gradInput, in pass 2, from the row's means of g and g * xhat: the one expression
+// of both orders.
+template <bool kHasWeight>
+HWY_INLINE BlockVec GradInputVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec mean_g,
+                                    BlockVec mean_gx) {
+  const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
+  const auto g = kHasWeight ? hn::Mul(go, w) : go;
+  return hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
 }
 
 // The two passes over columns [c0, c1) of rows of one chunk (c0 a multiple of kSegmentCols, c1
@@ -237,14 +319,7 @@ class RowPasses {
     // Row r's block at column n is in go and x; adds its share to the row sums and to pw / pb.
     auto accumulate_row = [&](int r, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
       for (int64_t v = 0; v < kBlockVecs; ++v) {
-        const auto xhat = hn::Mul(hn::Sub(x[v], mean[r]), rstd[r]);
-        const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
-        acc_g[r][v] = hn::Add(acc_g[r][v], g);
-        acc_gx[r][v] = hn::Add(acc_gx[r][v], hn::Mul(g, xhat));
-        if (kColumnSums) {
-          pw[v] = hn::Add(pw[v], hn::Mul(go[v], xhat));
-          pb[v] = hn::Add(pb[v], go[v]);
-        }
+        AccumulateVector<kHasWeight, kColumnSums>(go[v], x[v], w[v], mean[r], rstd[r], &acc_g[r][v], &acc_gx[r][v], &pw[v], &pb[v]);
       }
     };
     // Every row's block at column n; full: a whole block straight from memory, else the
@@ -296,11 +371,7 @@ class RowPasses {
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
     const auto mean_g = hn::Set(d, row_mean_g), mean_gx = hn::Set(d, row_mean_gx);
     auto compute = [&]() HWY_ATTR __attribute__((always_inline)) {
-      for (int64_t v = 0; v < kBlockVecs; ++v) {
-        const auto xhat = hn::Mul(hn::Sub(x[v], mean), rstd);
-        const auto g = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
-        out[v] = hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
-      }
+      for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputVector<kHasWeight>(go[v], x[v], w[v], mean, rstd, mean_g, mean_gx);
     };
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
     int64_t n = c0;
@@ -501,12 +572,187 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   if (stream_row) hwy::FlushStream();
 }
 
+// Rows [a, b) of one batch of operands in columns (lnb::InColumns), the first of them in chunk
+// first_chunk, whose partials are at `partials`, with the same operations in the same order as
+// rows in memory get (RowPasses): pass 1 moves 16 columns at a time into the tiles, row after row
+// of 16 lanes (the last block zero-padded as a row's is), and adds each row's block to its lane
+// sums, kept in scratch between blocks, and to the column partials of its chunk; pass 2 writes
+// gradInput column by column, a vector of rows at a time.
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
+void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int64_t first_chunk, float *partials,
+                   const lnb::ColumnScratch &scratch, bool stream) {
+  const BlockTag d;
+  const int64_t cols = args.cols, count = b - a, rows_per_chunk = lnb::RowsPerChunk(args.rows);
+  const int64_t size = static_cast<int64_t>(ElementSize(kData));
+  const int64_t go_stride = args.grad_out_columns.col_stride, x_stride = args.input_columns.col_stride;
+  const char *const go = static_cast<const char *>(args.grad_out) + ColumnRowOffset(args.grad_out_columns, a) * size;
+  const char *const x = static_cast<const char *>(args.input) + ColumnRowOffset(args.input_columns, a) * size;
+  const float *const weight = static_cast<const float *>(args.weight);
+  for (int64_t i = 0; i < count; ++i) {
+    scratch.mean[i] = static_cast<float>(LoadElement(args.mean, args.mean_type, a + i));
+    scratch.rstd[i] = static_cast<float>(LoadElement(args.rstd, args.rstd_type, a + i));
+  }
+  const size_t lanes_bytes = static_cast<size_t>(count * lnb::kLanes) * sizeof(float);
+  std::memset(scratch.sum_g, 0, lanes_bytes);
+  std::memset(scratch.sum_gx, 0, lanes_bytes);
+
+  for (int64_t n0 = 0; n0 < cols; n0 += kBlockLanes) {
+    const int64_t width = std::min<int64_t>(kBlockLanes, cols - n0);
+    const int64_t segment_begin = n0 / lnb::kSegmentCols * lnb::kSegmentCols;
+    // The first segment's lanes sum into the row's; a later one's from zero, folded in at its end.
+    float *const lanes_g = segment_begin == 0 ? scratch.sum_g : scratch.segment_g;
+    float *const lanes_gx = segment_begin == 0 ? scratch.sum_gx : scratch.segment_gx;
+    if (segment_begin > 0 && n0 == segment_begin) {
+      std::memset(lanes_g, 0, lanes_bytes);
+      std::memset(lanes_gx, 0, lanes_bytes);
+    }
+    if (width < kBlockLanes) {
+      std::memset(scratch.grad_out_tile, 0, static_cast<size_t>(count * kBlockLanes * size));
+      std::memset(scratch.input_tile, 0, static_cast<size_t>(count * kBlockLanes * size));
+    }
+    Transpose(go + n0 * go_stride * size, go_stride, width, count, scratch.grad_out_tile, kBlockLanes, ElementSize(kData),
+              TransposeFar::kSource, args.config.isa);
+    Transpose(x + n0 * x_stride * size, x_stride, width, count, scratch.input_tile, kBlockLanes, ElementSize(kData),
+              TransposeFar::kSource, args.config.isa);
+    BlockVec w[kBlockVecs], pw[kBlockVecs], pb[kBlockVecs];
+    if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n0, cols, w);
+    // The row that starts the next chunk, whose partials then take over.
+    int64_t chunk = a / rows_per_chunk, next_chunk_row = a;
+    float *chunk_weight = nullptr, *chunk_bias = nullptr;
+    for (int64_t i = 0; i < count; ++i) {
+      if (kColumnSums && a + i == next_chunk_row) {
+        if (i > 0) {
+          for (int64_t v = 0; v < kBlockVecs; ++v) {
+            hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
+            hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
+          }
+          ++chunk;
+        }
+        next_chunk_row = (chunk + 1) * rows_per_chunk;
+        chunk_weight = lnb::ChunkPartials(partials, cols, chunk - first_chunk);
+        chunk_bias = chunk_weight + lnb::PartialsStride(cols);
+        for (int64_t v = 0; v < kBlockVecs; ++v) {
+          pw[v] = hn::LoadU(d, chunk_weight + n0 + v * kBlockWidth);
+          pb[v] = hn::LoadU(d, chunk_bias + n0 + v * kBlockWidth);
+        }
+      }
+      BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
+      LoadBlock<kData>(scratch.grad_out_tile, i * kBlockLanes, go_block);
+      LoadBlock<kData>(scratch.input_tile, i * kBlockLanes, x_block);
+      const auto mean = hn::Set(d, scratch.mean[i]), rstd = hn::Set(d, scratch.rstd[i]);
+      float *const row_g = lanes_g + i * kBlockLanes, *const row_gx = lanes_gx + i * kBlockLanes;
+      for (int64_t v = 0; v < kBlockVecs; ++v) {
+        auto sum_g = hn::LoadU(d, row_g + v * kBlockWidth), sum_gx = hn::LoadU(d, row_gx + v * kBlockWidth);
+        AccumulateVector<kHasWeight, kColumnSums>(go_block[v], x_block[v], w[v], mean, rstd, &sum_g, &sum_gx, &pw[v], &pb[v]);
+        hn::StoreU(sum_g, d, row_g + v * kBlockWidth);
+        hn::StoreU(sum_gx, d, row_gx + v * kBlockWidth);
+      }
+    }
+    if (kColumnSums) {
+      for (int64_t v = 0; v < kBlockVecs; ++v) {
+        hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
+        hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
+      }
+    }
+    if (segment_begin > 0 && n0 + kBlockLanes >= lnb::SegmentEnd(cols, segment_begin)) {
+      for (int64_t i = 0; i < count; ++i) {
+        BlockVec sum_g[kBlockVecs], sum_gx[kBlockVecs], segment_g[kBlockVecs], segment_gx[kBlockVecs];
+        const int64_t at = i * kBlockLanes;
+        LoadBlock<ElementType::kFloat32>(scratch.sum_g, at, sum_g);
+        LoadBlock<ElementType::kFloat32>(scratch.sum_gx, at, sum_gx);
+        LoadBlock<ElementType::kFloat32>(lanes_g, at, segment_g);
+        LoadBlock<ElementType::kFloat32>(lanes_gx, at, segment_gx);
+        FoldSegment(sum_g, sum_gx, segment_g, segment_gx);
+        for (int64_t v = 0; v < kBlockVecs; ++v) {
+          hn::StoreU(sum_g[v], d, scratch.sum_g + at + v * kBlockWidth);
+          hn::StoreU(sum_gx[v], d, scratch.sum_gx + at + v * kBlockWidth);
+        }
+      }
+    }
+  }
+  if (args.grad_input == nullptr) return;
+
+  for (int64_t i = 0; i < count; ++i) {
+    BlockVec sum[kBlockVecs];
+    LoadBlock<ElementType::kFloat32>(scratch.sum_g, i * kBlockLanes, sum);
+    scratch.mean_g[i] = SumBlockLanes(sum) / static_cast<float>(cols);
+    LoadBlock<ElementType::kFloat32>(scratch.sum_gx, i * kBlockLanes, sum);
+    scratch.mean_gx[i] = SumBlockLanes(sum) / static_cast<float>(cols);
+  }
+  const int64_t gi_stride = args.grad_input_columns.col_stride;
+  char *const gi = static_cast<char *>(args.grad_input) + ColumnRowOffset(args.grad_input_columns, a) * size;
+  // Pass 2 reads each column's run again, from L3 or memory where the run's columns outgrow L2:
+  // the run kFetchColumnsAhead columns on is fetched meanwhile, as no prefetcher would fetch a
+  // short run's first lines.
+  constexpr int64_t kFetchColumnsAhead = 2;
+  const int64_t run_bytes = count * size;
+  for (int64_t n = 0; n < cols; ++n) {
+    const char *const go_column = go + n * go_stride * size, *const x_column = x + n * x_stride * size;
+    char *const gi_column = gi + n * gi_stride * size;
+    const int64_t ahead = n + kFetchColumnsAhead;
+    if (ahead < cols) {
+      for (int64_t byte = 0; byte < run_bytes; byte += 64) {
+        FetchForReading(go + ahead * go_stride * size + byte, true);
+        FetchForReading(x + ahead * x_stride * size + byte, true);
+      }
+    }
+    const bool stream_column = stream && reinterpret_cast<uintptr_t>(gi_column) % 64 == 0;
+    const auto w = hn::Set(d, kHasWeight ? weight[n] : 1.0f);
+    // Rows i .. i + 16 of column n; whole: all of them within the run.
+    auto rows_block = [&](int64_t i, bool whole) HWY_ATTR __attribute__((always_inline)) {
+      BlockVec go_block[kBlockVecs], x_block[kBlockVecs], mean[kBlockVecs], rstd[kBlockVecs], mean_g[kBlockVecs],
+          mean_gx[kBlockVecs], out[kBlockVecs];
+      if (whole) {
+        LoadBlock<kData>(go_column, i, go_block);
+        LoadBlock<kData>(x_column, i, x_block);
+      } else {
+        ReadBlock<kData>(go_column, i, count, go_block);
+        ReadBlock<kData>(x_column, i, count, x_block);
+      }
+      LoadBlock<ElementType::kFloat32>(scratch.mean, i, mean);
+      LoadBlock<ElementType::kFloat32>(scratch.rstd, i, rstd);
+      LoadBlock<ElementType::kFloat32>(scratch.mean_g, i, mean_g);
+      LoadBlock<ElementType::kFloat32>(scratch.mean_gx, i, mean_gx);
+      for (int64_t v = 0; v < kBlockVecs; ++v) {
+        out[v] = GradInputVector<kHasWeight>(go_block[v], x_block[v], w, mean[v], rstd[v], mean_g[v], mean_gx[v]);
+      }
+      if (whole && stream_column) {
+        StreamBlock<kData>(out, gi_column, i);
+      } else {
+        WriteBlock<kData>(out, gi_column, i, count);
+      }
+    };
+    int64_t i = 0;
+    for (; i + kBlockLanes <= count; i += kBlockLanes) rows_block(i, true);
+    if (i < count) rows_block(i, false);
+  }
+}
+
+// A block of whole chunks of operands in columns, batch by batch.
+template <ElementType kData, bool kHasWeight, bool kColumnSums>
+void RunColumns(const LayerNormBackwardArgs &args, const lnb::Task &task) {
+  const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows), first_chunk = task.row_begin / rows_per_chunk;
+  if (kColumnSums) {
+    for (int64_t chunk = first_chunk; chunk * rows_per_chunk < task.row_end; ++chunk) {
+      lnb::ClearChunkPartials(lnb::ChunkPartials(task.partials, args.cols, chunk - first_chunk), args.cols);
+    }
+  }
+  const lnb::ColumnScratch scratch(task.tiles, lnb::ColumnBlockRows(args.rows), args.cols, ElementSize(kData));
+  const int64_t batch_rows = args.input_columns.batch_rows;
+  for (int64_t a = task.row_begin, b; a < task.row_end; a = b) {
+    b = std::min(task.row_end, (a / batch_rows + 1) * batch_rows);
+    RunColumnRows<kData, kHasWeight, kColumnSums>(args, a, b, first_chunk, task.partials, scratch, task.stream);
+  }
+  if (task.stream) hwy::FlushStream();  // make the non-temporal stores visible
+}
+
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunTask(const LayerNormBackwardArgs &args, const lnb::Task &task) {
-  if (task.kind == lnb::Task::Kind::kChunk) {
-    RunChunk<kData, kHasWeight, kColumnSums>(args, task);
-  } else {
-    RunSegment<kData, kHasWeight, kColumnSums>(args, task);
+  switch (task.kind) {
+    case lnb::Task::Kind::kChunk: RunChunk<kData, kHasWeight, kColumnSums>(args, task); return;
+    case lnb::Task::Kind::kColumns: RunColumns<kData, kHasWeight, kColumnSums>(args, task); return;
+    case lnb::Task::Kind::kSegmentSums:
+    case lnb::Task::Kind::kSegmentGradInput: RunSegment<kData, kHasWeight, kColumnSums>(args, task); return;
   }
 }
 
@@ -633,29 +879,32 @@ float *PlacePartials(char *region, int64_t cols, std::initializer_list<const voi
   return reinterpret_cast<float *>(region + best_offset);
 }
 
-size_t TilesBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, int threads) {
-  return staged_row_multiple > 0
-             ? static_cast<size_t>(threads) * 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple)
-             : 0;
+// Per thread: three row tiles where rows are staged, a ColumnScratch where they lie in columns.
+size_t ThreadBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, bool in_columns) {
+  if (in_columns) return lnb::ColumnScratch(nullptr, lnb::ColumnBlockRows(rows), cols, ElementSize(data_type)).bytes;
+  return staged_row_multiple > 0 ? 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple) : 0;
 }
 
-// The segments' lane sums of a row whose segments threads share (staged rows never are).
-size_t SegmentLanesBytes(int64_t rows, int64_t cols, bool staged_rows) {
-  return !staged_rows && lnb::SharesRows(rows, cols) ? static_cast<size_t>(lnb::SegmentCount(cols)) * 2 * lnb::kLanes * sizeof(float) : 0;
+// The segments' lane sums of a row whose segments threads share (rows staged or in columns never
+// are).
+size_t SegmentLanesBytes(int64_t rows, int64_t cols, bool staged_or_in_columns) {
+  return !staged_or_in_columns && lnb::SharesRows(rows, cols) ? static_cast<size_t>(lnb::SegmentCount(cols)) * 2 * lnb::kLanes * sizeof(float) : 0;
 }
 
 // Where each part of the scratch starts: the chunks' column partials (their page to be placed in
-// at 0), the threads' row tiles, the segments' lane sums, the widened weight; and the whole size.
+// at 0), the threads' own (ThreadBytes each), the segments' lane sums, the widened weight; and the
+// whole size.
 struct ScratchLayout {
-  size_t tiles = 0, lanes = 0, weight = 0, size = 0;
+  size_t threads = 0, thread_bytes = 0, lanes = 0, weight = 0, size = 0;
 };
 
 ScratchLayout LayoutScratch(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type, bool column_sums,
-                            int64_t staged_row_multiple, int threads) {
+                            int64_t staged_row_multiple, bool in_columns, int threads) {
   ScratchLayout layout;
-  layout.tiles = PartialsBytes(rows, cols, column_sums);
-  layout.lanes = layout.tiles + TilesBytes(rows, cols, data_type, staged_row_multiple, threads);
-  layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_row_multiple > 0);
+  layout.threads = PartialsBytes(rows, cols, column_sums);
+  layout.thread_bytes = ThreadBytes(rows, cols, data_type, staged_row_multiple, in_columns);
+  layout.lanes = layout.threads + static_cast<size_t>(threads) * layout.thread_bytes;
+  layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_row_multiple > 0 || in_columns);
   layout.size = layout.weight + WidenedBytesFor(weight_type, cols);
   return layout;
 }
@@ -754,8 +1003,8 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
 }  // namespace
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
-                                     bool column_sums, int64_t staged_row_multiple, int threads) {
-  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_row_multiple, threads).size;
+                                     bool column_sums, int64_t staged_row_multiple, bool in_columns, int threads) {
+  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_row_multiple, in_columns, threads).size;
 }
 
 void LayerNormBackward(const LayerNormBackwardArgs &given) {
@@ -763,9 +1012,10 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
   const bool staged_rows = given.grad_out_rows.move != nullptr || given.input_rows.move != nullptr ||
                            given.grad_input_rows.move != nullptr;
   char *const scratch = static_cast<char *>(given.scratch);
+  const bool in_columns = lnb::InColumns(given);
   const ScratchLayout layout = LayoutScratch(given.rows, given.cols, given.data_type,
                                              given.weight != nullptr ? given.weight_type : ElementType::kFloat32,
-                                             want_column_sums, staged_rows ? given.staged_row_multiple : 0,
+                                             want_column_sums, staged_rows ? given.staged_row_multiple : 0, in_columns,
                                              given.config.threads);
   // The rows read a 16-bit weight as float32, widened here once.
   LayerNormBackwardArgs args = given;
@@ -775,16 +1025,33 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
   const TargetFunctions target = FunctionsFor(args.config.isa);
   const int64_t rows_per_chunk = lnb::RowsPerChunk(args.rows);
   const int64_t chunks = lnb::ChunkCount(args.rows);
-  char *tiles = staged_rows ? scratch + layout.tiles : nullptr;
-  // Pass 1 reads gradOut and input from memory, or from the tiles they are staged to.
-  float *const partials = want_column_sums ? PlacePartials(scratch, args.cols,
-                                                           {args.grad_out_rows.move != nullptr ? tiles : args.grad_out,
-                                                            args.input_rows.move != nullptr ? tiles : args.input, args.weight})
-                                           : nullptr;
+  char *const thread_scratch = scratch + layout.threads;
+  // Pass 1 reads gradOut and input from memory, or from the tiles they are staged or moved to.
+  float *const partials =
+      want_column_sums ? PlacePartials(scratch, args.cols,
+                                       {args.grad_out_rows.move != nullptr || in_columns ? thread_scratch : args.grad_out,
+                                        args.input_rows.move != nullptr || in_columns ? thread_scratch : args.input, args.weight})
+                       : nullptr;
   auto chunk_partials = [&](int64_t chunk) { return want_column_sums ? lnb::ChunkPartials(partials, args.cols, chunk) : nullptr; };
 
   PartialsTree tree(partials, args.cols, chunks, target.add_partials);
-  if (!staged_rows && lnb::SharesRows(args.rows, args.cols)) {
+  if (in_columns) {
+    const int64_t block_chunks = lnb::ColumnBlockChunks(args.rows), blocks = (chunks + block_chunks - 1) / block_chunks;
+    ParallelFor(blocks, ThreadsForWork(args.config, blocks, args.rows * args.cols), [&](int64_t block, int worker) {
+      lnb::Task task;
+      task.kind = lnb::Task::Kind::kColumns;
+      const int64_t first_chunk = block * block_chunks, end_chunk = std::min(first_chunk + block_chunks, chunks);
+      task.row_begin = first_chunk * rows_per_chunk;
+      task.row_end = std::min(end_chunk * rows_per_chunk, args.rows);
+      task.partials = chunk_partials(first_chunk);
+      task.tiles = thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes;
+      task.stream = stream_grad_input;
+      target.run_task(args, task);
+      if (want_column_sums) {
+        for (int64_t chunk = first_chunk; chunk < end_chunk; ++chunk) tree.ChunkDone(chunk, worker);
+      }
+    });
+  } else if (!staged_rows && lnb::SharesRows(args.rows, args.cols)) {
     for (int64_t chunk = 0; chunk < chunks; ++chunk) {
       const int64_t begin = chunk * rows_per_chunk;
       RunSharedRows(args, target, begin, std::min(begin + rows_per_chunk, args.rows), chunk_partials(chunk),
@@ -792,13 +1059,12 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
       if (want_column_sums) tree.ChunkDone(chunk, 0);
     }
   } else {
-    const size_t thread_tiles = 3 * lnb::TileBytes(args.rows, args.cols, ElementSize(args.data_type), args.staged_row_multiple);
     ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
       lnb::Task task;
       task.row_begin = chunk * rows_per_chunk;
       task.row_end = std::min(task.row_begin + rows_per_chunk, args.rows);
       task.partials = chunk_partials(chunk);
-      task.tiles = staged_rows ? tiles + static_cast<size_t>(worker) * thread_tiles : nullptr;
+      task.tiles = staged_rows ? thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes : nullptr;
       task.stream = stream_grad_input;
       target.run_task(args, task);
       if (want_column_sums) tree.ChunkDone(chunk, worker);

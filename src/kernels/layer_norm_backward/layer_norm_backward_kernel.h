@@ -51,19 +51,25 @@ struct LayerNormBackwardArgs {
   // cache line of each column at once).
   int64_t staged_row_multiple = 1;
 
+  // When input_columns.batch_rows > 0: gradOut, input and gradInput (when wanted) all lie so, with
+  // the same batch_rows, and the kernel reads and writes them in that order (their rows' sums taken
+  // while it streams the columns), neither by rows nor through the stagings above.
+  ColumnLayout grad_out_columns, input_columns, grad_input_columns;
+
   // LayerNormBackwardScratchBytes(rows, cols, ...) bytes, 64-byte aligned, when grad_weight or
-  // grad_bias is wanted, any operand is staged by rows, or weight is FLOAT16 or BFLOAT16. The
-  // kernel allocates nothing itself.
+  // grad_bias is wanted, any operand is staged by rows or lies in columns, or weight is FLOAT16 or
+  // BFLOAT16. The kernel allocates nothing itself.
   void *scratch = nullptr;
 
   KernelConfig config;
 };
 
 // weight_type: ElementType::kFloat32 when weight is absent; staged_row_multiple: 0 when no operand
-// will be moved through RowStaging, else the args' staged_row_multiple; threads: at most how many
-// threads the call may use (KernelConfig::threads). 0 when the kernel needs no scratch.
+// will be moved through RowStaging, else the args' staged_row_multiple; in_columns: whether the
+// row operands will lie in columns (input_columns); threads: at most how many threads the call may
+// use (KernelConfig::threads). 0 when the kernel needs no scratch.
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
-                                     bool column_sums, int64_t staged_row_multiple, int threads);
+                                     bool column_sums, int64_t staged_row_multiple, bool in_columns, int threads);
 
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;

@@ -40,6 +40,20 @@ void ScatterRowsOf(const void *context, int64_t row_begin, int64_t row_end, void
                      mover.far_destination, mover.isa);
 }
 
+// Whether the kernel can read and write the row operands in their columns' order: gradOut, input
+// and gradInput (when wanted) all transposed rows, in batches of the same number of rows.
+bool AllInColumns(const LayerNormBackwardPlan &plan) {
+  auto transposed = [](const StagedOperand &operand) { return operand.staging == StagedOperand::Staging::kTransposedRows; };
+  const int64_t batch_rows = plan.input.batches.batch_rows;
+  auto alike = [&](const StagedOperand &operand) { return transposed(operand) && operand.batches.batch_rows == batch_rows; };
+  return transposed(plan.input) && alike(plan.grad_out) && (!plan.grad_input.present || alike(plan.grad_input));
+}
+
+kernels::ColumnLayout ColumnLayoutOf(const StagedOperand &operand) {
+  if (!operand.present) return {};
+  return {operand.batches.batch_rows, operand.batches.batch_stride, operand.batches.col_stride};
+}
+
 }  // namespace
 
 LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands &op,
@@ -74,12 +88,14 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   plan.grad_weight = PlanWhole(shape.want_grad_weight, op.grad_weight, &layout);
   plan.grad_bias = PlanWhole(shape.want_grad_bias, op.grad_bias, &layout);
   const bool column_sums = shape.want_grad_weight || shape.want_grad_bias;
-  const bool staged_rows = plan.grad_out.MovedByRows() || plan.input.MovedByRows() || plan.grad_input.MovedByRows();
+  plan.in_columns = AllInColumns(plan);
+  const bool staged_rows =
+      !plan.in_columns && (plan.grad_out.MovedByRows() || plan.input.MovedByRows() || plan.grad_input.MovedByRows());
   plan.staged_row_multiple = std::max({RowsAtOnce(plan.grad_out), RowsAtOnce(plan.input), RowsAtOnce(plan.grad_input)});
   const size_t scratch_bytes = kernels::LayerNormBackwardScratchBytes(shape.rows, shape.cols, ElementTypeOf(data_dtype),
                                                                       KernelTypeOf(plan.weight), column_sums,
                                                                       staged_rows ? plan.staged_row_multiple : 0,
-                                                                      plan.kernel_config.threads);
+                                                                      plan.in_columns, plan.kernel_config.threads);
   plan.uses_scratch = scratch_bytes > 0;
   if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
   plan.workspace_size = layout.size();
@@ -126,9 +142,18 @@ void RunLayerNormBackwardPlan(const LayerNormBackwardPlan &plan, void *workspace
       {&plan.input, plan.row_dims, plan.cols, data_dtype, isa},
       {&plan.grad_input, plan.row_dims, plan.cols, data_dtype, isa,
        OutputFar(plan.rows * plan.cols * static_cast<int64_t>(aclDataTypeSize(data_dtype)))}};
-  if (plan.grad_out.MovedByRows()) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
-  if (plan.input.MovedByRows()) args.input_rows = {&GatherRowsOf, &movers[1]};
-  if (plan.grad_input.MovedByRows()) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
+  if (plan.in_columns) {
+    args.grad_out = plan.grad_out.view.FirstElement();
+    args.input = plan.input.view.FirstElement();
+    if (plan.grad_input.present) args.grad_input = plan.grad_input.view.FirstElement();
+    args.grad_out_columns = ColumnLayoutOf(plan.grad_out);
+    args.input_columns = ColumnLayoutOf(plan.input);
+    args.grad_input_columns = ColumnLayoutOf(plan.grad_input);
+  } else {
+    if (plan.grad_out.MovedByRows()) args.grad_out_rows = {&GatherRowsOf, &movers[0]};
+    if (plan.input.MovedByRows()) args.input_rows = {&GatherRowsOf, &movers[1]};
+    if (plan.grad_input.MovedByRows()) args.grad_input_rows = {&ScatterRowsOf, &movers[2]};
+  }
   args.staged_row_multiple = plan.staged_row_multiple;
   if (plan.uses_scratch) args.scratch = workspace + plan.scratch_offset;
   kernels::LayerNormBackward(args);

@@ -22,6 +22,9 @@ struct LayerNormBackwardPlan {
   StagedOperand grad_input, grad_weight, grad_bias;  // present only when the mask asks
   kernels::KernelConfig kernel_config;  // SIMD target and threads, read at phase 1
   int64_t staged_row_multiple = 1;  // rows the kernel's tiles hold a multiple of
+  // gradOut, input and gradInput (when wanted) are all batches of a matrix's columns, alike in
+  // their batches' rows: the kernel reads and writes them in that order, no row staging.
+  bool in_columns = false;
   uint64_t scratch_offset = 0;  // the kernel's scratch, when it needs any
   bool uses_scratch = false;
   uint64_t workspace_size = 0;
