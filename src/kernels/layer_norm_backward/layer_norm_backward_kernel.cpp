@@ -580,7 +580,7 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
 // gradInput column by column, a vector of rows at a time.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int64_t first_chunk, float *partials,
-                   const lnb::ColumnScratch &scratch, bool stream) {
+                   const lnb::ColumnScratch scratch, bool stream) {  // a copy: stores cannot alias its pointers
   const BlockTag d;
   const int64_t cols = args.cols, count = b - a, rows_per_chunk = lnb::RowsPerChunk(args.rows);
   const int64_t size = static_cast<int64_t>(ElementSize(kData));
