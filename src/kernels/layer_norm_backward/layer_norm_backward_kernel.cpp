@@ -247,6 +247,20 @@ HWY_INLINE void FoldSegment(BlockVec *sum_g, BlockVec *sum_gx, const BlockVec *s
   }
 }
 
+// The blocks of gradOut and input at n: whole, straight from memory, else the zero-padded blocks
+// of elements below end.
+template <ElementType kData>
+HWY_INLINE void ReadGradOutAndInput(const void *grad_out, const void *input, int64_t n, int64_t end, bool whole, BlockVec *go,
+                                    BlockVec *x) {
+  if (whole) {
+    LoadBlock<kData>(grad_out, n, go);
+    LoadBlock<kData>(input, n, x);
+  } else {
+    ReadBlock<kData>(grad_out, n, end, go);
+    ReadBlock<kData>(input, n, end, x);
+  }
+}
+
 // One vector of a row's block, in pass 1: its share of the row's lane sums of g and g * xhat and,
 // with kColumnSums, of the column partials. Rows in memory and rows in columns both add through
 // here, so that their bits agree.
@@ -334,14 +348,7 @@ class RowPasses {
       }
       if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       for (int r = 0; r < kRows; ++r) {
-        const char *go_row = rows.grad_out + r * rows.grad_out_step, *x_row = rows.input + r * rows.input_step;
-        if (full) {
-          LoadBlock<kData>(go_row, n, go);
-          LoadBlock<kData>(x_row, n, x);
-        } else {
-          ReadBlock<kData>(go_row, n, c1, go);
-          ReadBlock<kData>(x_row, n, c1, x);
-        }
+        ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
         accumulate_row(r, pw, pb);
       }
       if (kColumnSums) {
@@ -390,8 +397,7 @@ class RowPasses {
       }
     }
     if (n < c1) {
-      ReadBlock<kData>(go_row, n, c1, go);
-      ReadBlock<kData>(x_row, n, c1, x);
+      ReadGradOutAndInput<kData>(go_row, x_row, n, c1, false, go, x);
       if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       compute();
       WriteBlock<kData>(out, grad_input_row, n, c1);
@@ -713,13 +719,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     auto rows_block = [&](int64_t i, bool whole) HWY_ATTR __attribute__((always_inline)) {
       BlockVec go_block[kBlockVecs], x_block[kBlockVecs], mean[kBlockVecs], rstd[kBlockVecs], mean_g[kBlockVecs],
           mean_gx[kBlockVecs], out[kBlockVecs];
-      if (whole) {
-        LoadBlock<kData>(go_column, i, go_block);
-        LoadBlock<kData>(x_column, i, x_block);
-      } else {
-        ReadBlock<kData>(go_column, i, count, go_block);
-        ReadBlock<kData>(x_column, i, count, x_block);
-      }
+      ReadGradOutAndInput<kData>(go_column, x_column, i, count, whole, go_block, x_block);
       LoadBlock<ElementType::kFloat32>(scratch.mean, i, mean);
       LoadBlock<ElementType::kFloat32>(scratch.rstd, i, rstd);
       LoadBlock<ElementType::kFloat32>(scratch.mean_g, i, mean_g);
