@@ -398,6 +398,9 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   }
   unsetenv("ACLNN_HOST_ISA");
   unsetenv("ACLNN_HOST_NUM_THREADS");
+  // Chunks of 1,055 rows (270,001 rows), each taken in two runs (at most 1,024 rows): the second
+  // adds to the partials the first left.
+  ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);
 }
 
 TEST_F(AccuracyTest, SequenceFirstRowsGiveTheBitsOfDenseRows) {

@@ -173,10 +173,12 @@ inline void ClearChunkPartials(float *chunk_partials, int64_t cols) {
 }
 
 // Operands in columns (args.input_columns): a task is a block of whole chunks, about
-// kColumnBlockRows rows, cut where batches end into runs; each run's rows are summed while their
-// columns stream past (pass 1, 16 columns at a time through a per-thread tile), then its gradInput
-// is written column by column (pass 2).
+// kColumnBlockRows rows, cut where batches end, and after kMaxColumnRunRows rows (the chunks of a
+// very tall call), into runs; each run's rows are summed while their columns stream past (pass 1,
+// 16 columns at a time through a per-thread tile), then its gradInput is written column by column
+// (pass 2). A run that ends within a chunk leaves its partials for the next run to add to.
 constexpr int64_t kColumnBlockRows = 256;
+constexpr int64_t kMaxColumnRunRows = 1024;
 
 inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_columns.batch_rows > 0; }
 
@@ -185,9 +187,10 @@ inline int64_t ColumnBlockChunks(int64_t rows) {
   return chunks > 1 ? chunks : 1;
 }
 
-inline int64_t ColumnBlockRows(int64_t rows) {
+// The most rows a run holds.
+inline int64_t ColumnRunRows(int64_t rows) {
   const int64_t block = ColumnBlockChunks(rows) * RowsPerChunk(rows);
-  return block < rows ? block : rows;
+  return std::min({block, rows, kMaxColumnRunRows});
 }
 
 // A thread's scratch for runs of up to `rows` rows (rounded up to whole blocks of kLanes): per row
@@ -748,10 +751,10 @@ void RunColumns(const LayerNormBackwardArgs &args, const lnb::Task &task) {
       lnb::ClearChunkPartials(lnb::ChunkPartials(task.partials, args.cols, chunk - first_chunk), args.cols);
     }
   }
-  const lnb::ColumnScratch scratch(task.tiles, lnb::ColumnBlockRows(args.rows), args.cols, ElementSize(kData));
+  const lnb::ColumnScratch scratch(task.tiles, lnb::ColumnRunRows(args.rows), args.cols, ElementSize(kData));
   const int64_t batch_rows = args.input_columns.batch_rows;
   for (int64_t a = task.row_begin, b; a < task.row_end; a = b) {
-    b = std::min(task.row_end, (a / batch_rows + 1) * batch_rows);
+    b = std::min({task.row_end, (a / batch_rows + 1) * batch_rows, a + lnb::kMaxColumnRunRows});
     RunColumnRows<kData, kHasWeight, kColumnSums>(args, a, b, first_chunk, task.partials, scratch, task.stream);
   }
   if (task.stream) hwy::FlushStream();  // make the non-temporal stores visible
@@ -893,7 +896,7 @@ float *PlacePartials(char *region, int64_t cols, std::initializer_list<const voi
 
 // Per thread: three row tiles where rows are staged, a ColumnScratch where they lie in columns.
 size_t ThreadBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, bool in_columns) {
-  if (in_columns) return lnb::ColumnScratch(nullptr, lnb::ColumnBlockRows(rows), cols, ElementSize(data_type)).bytes;
+  if (in_columns) return lnb::ColumnScratch(nullptr, lnb::ColumnRunRows(rows), cols, ElementSize(data_type)).bytes;
   return staged_row_multiple > 0 ? 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple) : 0;
 }
 
