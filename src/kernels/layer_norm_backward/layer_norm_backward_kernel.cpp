@@ -830,7 +830,6 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <algorithm>
 #include <cstring>
-#include <cstdlib>
 #include <initializer_list>
 
 #include "common/parallel_for.h"
