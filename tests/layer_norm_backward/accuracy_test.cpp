@@ -284,6 +284,47 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
+TEST_F(AccuracyTest, TransposedOperandsWithEveryMaskWithAndWithoutWeight) {
+  // Rows read in their columns' order (all three row operands transposed alike) with and without
+  // weight, gradInput or the column sums: every output that is asked for against the reference.
+  constexpr int64_t kRows = 150, kCols = 70;
+  std::mt19937_64 random(TestSeed());
+  const std::vector<double> x = RandomValues(kRows * kCols, random, 2.0, 1.0);
+  const std::vector<double> dy = RandomValues(kRows * kCols, random);
+  const std::vector<double> w = RandomValues(kCols, random, 0.25, 1.0);
+  std::vector<double> row_mean, row_rstd;
+  aclhost::reference::RowStatistics(x, kRows, kCols, 1e-5, &row_mean, &row_rstd);
+  const Layout transposed{{1, kRows}, 0, kRows * kCols};
+  for (const bool with_weight : {false, true}) {
+    for (int bits = 1; bits < 8; ++bits) {
+      SCOPED_TRACE(std::string(with_weight ? "weight, " : "no weight, ") + "mask " + std::to_string(bits));
+      const bool mask[] = {(bits & 1) != 0, (bits & 2) != 0, (bits & 4) != 0};
+      DeviceTensor grad_out({kRows, kCols}, ACL_FLOAT, transposed), input({kRows, kCols}, ACL_FLOAT, transposed);
+      DeviceTensor grad_input({kRows, kCols}, ACL_FLOAT, transposed);
+      DeviceTensor mean({kRows, 1}, ACL_FLOAT), rstd({kRows, 1}, ACL_FLOAT), weight({kCols}, ACL_FLOAT);
+      DeviceTensor grad_weight({kCols}, ACL_FLOAT), grad_bias({kCols}, ACL_FLOAT);
+      grad_out.Write(dy);
+      input.Write(x);
+      mean.Write(row_mean);
+      rstd.Write(row_rstd);
+      weight.Write(w);
+      RunBackward(grad_out, input, {kCols}, mean, rstd, with_weight ? &weight : nullptr, mask, mask[0] ? &grad_input : nullptr,
+                  mask[1] ? &grad_weight : nullptr, mask[2] ? &grad_bias : nullptr, stream_);
+      const auto want = aclhost::reference::LayerNormBackward(dy, x, row_mean, row_rstd, with_weight ? w : std::vector<double>{},
+                                                              kRows, kCols);
+      if (mask[0]) {
+        EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
+      }
+      if (mask[1]) {
+        EXPECT_TRUE(aclhost::testing::Compare(grad_weight.Read(), want.grad_weight, want.grad_weight_magnitude, ACL_FLOAT).Passed());
+      }
+      if (mask[2]) {
+        EXPECT_TRUE(aclhost::testing::Compare(grad_bias.Read(), want.grad_bias, want.grad_bias_magnitude, ACL_FLOAT).Passed());
+      }
+    }
+  }
+}
+
 // How ExpectStridedBitsEqualDense lays out gradOut, input and gradInput in its second call:
 // padded rows, read and written in place; the rows as a transpose's columns, whole or in batches
 // (channel-major blocks), moved through tiles by transpositions; dims reversed (no matrix),
