@@ -284,16 +284,25 @@ TEST_F(AccuracyTest, TransposedInputAndOutput) {
   EXPECT_TRUE(aclhost::testing::Compare(grad_input.Read(), want.grad_input, want.grad_input_magnitude, ACL_FLOAT).Passed());
 }
 
+// Seeded random operands of a rows x cols call (input scale * normal + shift, gradOut normal,
+// weight around 1) and input's row statistics.
+struct RandomCallValues {
+  RandomCallValues(int64_t rows, int64_t cols, double input_scale, double input_shift) {
+    std::mt19937_64 random(TestSeed());
+    x = RandomValues(rows * cols, random, input_scale, input_shift);
+    dy = RandomValues(rows * cols, random);
+    w = RandomValues(cols, random, 0.25, 1.0);
+    aclhost::reference::RowStatistics(x, rows, cols, 1e-5, &row_mean, &row_rstd);
+  }
+  std::vector<double> x, dy, w, row_mean, row_rstd;
+};
+
 TEST_F(AccuracyTest, TransposedOperandsWithEveryMaskWithAndWithoutWeight) {
   // Rows read in their columns' order (all three row operands transposed alike) with and without
   // weight, gradInput or the column sums: every output that is asked for against the reference.
   constexpr int64_t kRows = 150, kCols = 70;
-  std::mt19937_64 random(TestSeed());
-  const std::vector<double> x = RandomValues(kRows * kCols, random, 2.0, 1.0);
-  const std::vector<double> dy = RandomValues(kRows * kCols, random);
-  const std::vector<double> w = RandomValues(kCols, random, 0.25, 1.0);
-  std::vector<double> row_mean, row_rstd;
-  aclhost::reference::RowStatistics(x, kRows, kCols, 1e-5, &row_mean, &row_rstd);
+  const RandomCallValues values(kRows, kCols, 2.0, 1.0);
+  const std::vector<double> &x = values.x, &dy = values.dy, &w = values.w, &row_mean = values.row_mean, &row_rstd = values.row_rstd;
   const Layout transposed{{1, kRows}, 0, kRows * kCols};
   for (const bool with_weight : {false, true}) {
     for (int bits = 1; bits < 8; ++bits) {
@@ -347,12 +356,8 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedOperan
   std::vector<int64_t> stats = dims;
   stats.back() = 1;
   const std::vector<int64_t> normalized{cols};
-  std::mt19937_64 random(TestSeed());
-  const std::vector<double> x = RandomValues(rows * cols, random, 1.0, 2.0);
-  const std::vector<double> dy = RandomValues(rows * cols, random);
-  const std::vector<double> w = RandomValues(cols, random, 0.25, 1.0);
-  std::vector<double> row_mean, row_rstd;
-  aclhost::reference::RowStatistics(x, rows, cols, 1e-5, &row_mean, &row_rstd);
+  const RandomCallValues values(rows, cols, 1.0, 2.0);
+  const std::vector<double> &x = values.x, &dy = values.dy, &w = values.w, &row_mean = values.row_mean, &row_rstd = values.row_rstd;
   static const char *const kNames[] = {"padded rows", "transposed rows", "channel-major blocks", "reversed dims",
                                        "sequence-first memory"};
   std::vector<std::vector<double>> results[2];
