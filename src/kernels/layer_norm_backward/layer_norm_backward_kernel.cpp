@@ -597,6 +597,16 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const char *const go = static_cast<const char *>(args.grad_out) + ColumnRowOffset(args.grad_out_columns, a) * size;
   const char *const x = static_cast<const char *>(args.input) + ColumnRowOffset(args.input_columns, a) * size;
   const float *const weight = static_cast<const float *>(args.weight);
+  const int64_t run_bytes = count * size;
+  // The runs of gradOut and input in columns [begin, end) fetched into L2.
+  auto fetch_runs = [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      for (int64_t byte = 0; byte < run_bytes; byte += 64) {
+        FetchForReading(go + n * go_stride * size + byte, true);
+        FetchForReading(x + n * x_stride * size + byte, true);
+      }
+    }
+  };
   for (int64_t i = 0; i < count; ++i) {
     scratch.mean[i] = static_cast<float>(LoadElement(args.mean, args.mean_type, a + i));
     scratch.rstd[i] = static_cast<float>(LoadElement(args.rstd, args.rstd_type, a + i));
@@ -624,12 +634,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     // Against without, alternating builds, two threads: (4096, 4096) BF16 transposed faster in 10
     // of 10, 8 of 8 pairs (one thread 6 of 6); FLOAT runs of 1 KiB ((8192, 768)) slower with it (2
     // of 20, 2 of 12).
-    for (int64_t n = n0 + kBlockLanes; count * size <= 512 && n < std::min(n0 + 2 * kBlockLanes, cols); ++n) {
-      for (int64_t byte = 0; byte < count * size; byte += 64) {
-        FetchForReading(go + n * go_stride * size + byte, true);
-        FetchForReading(x + n * x_stride * size + byte, true);
-      }
-    }
+    if (run_bytes <= 512) fetch_runs(n0 + kBlockLanes, std::min(n0 + 2 * kBlockLanes, cols));
     Transpose(go + n0 * go_stride * size, go_stride, width, count, scratch.grad_out_tile, kBlockLanes, ElementSize(kData),
               TransposeFar::kSource, args.config.isa);
     Transpose(x + n0 * x_stride * size, x_stride, width, count, scratch.input_tile, kBlockLanes, ElementSize(kData),
@@ -705,17 +710,10 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   // the run kFetchColumnsAhead columns on is fetched meanwhile, as no prefetcher would fetch a
   // short run's first lines.
   constexpr int64_t kFetchColumnsAhead = 2;
-  const int64_t run_bytes = count * size;
   for (int64_t n = 0; n < cols; ++n) {
     const char *const go_column = go + n * go_stride * size, *const x_column = x + n * x_stride * size;
     char *const gi_column = gi + n * gi_stride * size;
-    const int64_t ahead = n + kFetchColumnsAhead;
-    if (ahead < cols) {
-      for (int64_t byte = 0; byte < run_bytes; byte += 64) {
-        FetchForReading(go + ahead * go_stride * size + byte, true);
-        FetchForReading(x + ahead * x_stride * size + byte, true);
-      }
-    }
+    if (n + kFetchColumnsAhead < cols) fetch_runs(n + kFetchColumnsAhead, n + kFetchColumnsAhead + 1);
     const bool stream_column = stream && reinterpret_cast<uintptr_t>(gi_column) % 64 == 0;
     const auto w = hn::Set(d, kHasWeight ? weight[n] : 1.0f);
     // Rows i .. i + 16 of column n; whole: all of them within the run.
