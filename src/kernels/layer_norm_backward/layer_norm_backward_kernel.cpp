@@ -86,7 +86,7 @@ struct Task {
   int64_t row_begin = 0, row_end = 0;  // a segment task: row_begin alone; kColumns: whole chunks
   int64_t col_begin = 0;               // a segment task's first column
   float *partials = nullptr;           // the (first) chunk's column partials; nullptr when not wanted
-  char *tiles = nullptr;               // kChunk: this thread's row tiles when rows are staged; kColumns: its ColumnScratch
+  char *thread_scratch = nullptr;      // kChunk: this thread's row tiles when rows are staged; kColumns: its ColumnScratch
   float *lanes = nullptr;              // kSegmentSums: 2 x 16 floats out
   float mean_g = 0, mean_gx = 0;       // kSegmentGradInput: the row's means of g and g * xhat
   bool stream = false;                 // gradInput written with non-temporal stores
@@ -518,7 +518,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
 
   // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
   // never changes the sums, so neither do the runs' ends).
-  if (task.tiles == nullptr) {
+  if (task.thread_scratch == nullptr) {
     // Each run's end and rows are found once: as the run that follows one, then as the run.
     int64_t begin = task.row_begin, end = lnb::DirectRowsEnd(args, begin, task.row_end);
     lnb::RowBlock rows = lnb::DirectRows(args, begin);
@@ -537,7 +537,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     // run in order, so the sums are the same as without staging.
     const int64_t tile_rows = lnb::TileRows(args.rows, cols, ElementSize(kData), args.staged_row_multiple);
     const size_t tile_bytes = lnb::TileBytes(args.rows, cols, ElementSize(kData), args.staged_row_multiple);
-    char *go_tile = task.tiles, *x_tile = task.tiles + tile_bytes, *grad_input_tile = task.tiles + 2 * tile_bytes;
+    char *const go_tile = task.thread_scratch, *const x_tile = go_tile + tile_bytes, *const grad_input_tile = x_tile + tile_bytes;
     for (int64_t begin = task.row_begin, end; begin < task.row_end; begin = end) {
       end = lnb::DirectRowsEnd(args, begin, begin + tile_rows < task.row_end ? begin + tile_rows : task.row_end);
       lnb::RowBlock rows = lnb::DirectRows(args, begin);
@@ -749,7 +749,7 @@ void RunColumns(const LayerNormBackwardArgs &args, const lnb::Task &task) {
       lnb::ClearChunkPartials(lnb::ChunkPartials(task.partials, args.cols, chunk - first_chunk), args.cols);
     }
   }
-  const lnb::ColumnScratch scratch(task.tiles, lnb::ColumnRunRows(args.rows), args.cols, ElementSize(kData));
+  const lnb::ColumnScratch scratch(task.thread_scratch, lnb::ColumnRunRows(args.rows), args.cols, ElementSize(kData));
   const int64_t batch_rows = args.input_columns.batch_rows;
   for (int64_t a = task.row_begin, b; a < task.row_end; a = b) {
     b = std::min({task.row_end, (a / batch_rows + 1) * batch_rows, a + lnb::kMaxColumnRunRows});
@@ -1056,7 +1056,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
       task.row_begin = first_chunk * rows_per_chunk;
       task.row_end = std::min(end_chunk * rows_per_chunk, args.rows);
       task.partials = chunk_partials(first_chunk);
-      task.tiles = thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes;
+      task.thread_scratch = thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes;
       task.stream = stream_grad_input;
       target.run_task(args, task);
       if (want_column_sums) {
@@ -1076,7 +1076,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
       task.row_begin = chunk * rows_per_chunk;
       task.row_end = std::min(task.row_begin + rows_per_chunk, args.rows);
       task.partials = chunk_partials(chunk);
-      task.tiles = staged_rows ? thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes : nullptr;
+      task.thread_scratch = staged_rows ? thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes : nullptr;
       task.stream = stream_grad_input;
       target.run_task(args, task);
       if (want_column_sums) tree.ChunkDone(chunk, worker);
