@@ -40,6 +40,10 @@ const char *IsaName(Isa isa);
 // when the library loads. The AVX-512 code rounds to BF16 with it where it gives the same bits.
 extern const bool kCpuHasAvx512Bf16;
 
+// Whether the CPU is an Intel one (CPUID's vendor string), read once when the library loads: a
+// kernel whose best blocking was measured to differ between Intel's and AMD's caches asks.
+extern const bool kCpuIsIntel;
+
 // Whether the CPU (and this build) can run isa.
 bool IsaAvailable(Isa isa);
 

@@ -437,13 +437,12 @@ class RowPasses {
 };
 
 // Rows passed through pass 1 together: as many as 4 vectors of lanes (a target's registers
-// hold their sums). Where one row's pass 1 (two rows, the weight and two rows of partials,
-// float32) already overflows L1, which a group would otherwise push short rows out of, and up to
-// a group of 1 MiB of rows (measured: (1024, 32768) FLOAT and FLOAT16 gain from groups of 4 rows
-// of 128 / 64 KiB each, although pass 2 then finds part of them outside a 1 MiB L2). And rows
-// whose arithmetic, not memory, bounds them, where a group loads and stores each block of the
-// weight and the column partials once for its rows: 16-bit rows of up to 256 columns, and rows
-// of up to 2 KiB when an operand is at most 4 MiB (the call's rows come from cache).
+// hold their sums), or half as many where those would exceed LongRowGroupBytes. Where one row's
+// pass 1 (two rows, the weight and two rows of partials, float32) already overflows L1, which a
+// group would otherwise push short rows out of. And rows whose arithmetic, not memory, bounds
+// them, where a group loads and stores each block of the weight and the column partials once for
+// its rows: 16-bit rows of up to 256 columns, and rows of up to 2 KiB when an operand is at most
+// 4 MiB (the call's rows come from cache).
 // Measured, two threads, alternating call by call with rows one at a time: (262144, 128) BF16
 // 9.61 -> 8.87 ms (19 of 20 pairs), FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 ->
 // 7.61 (14 of 20); in cache (fifth session of 2026-12-03) (64, 256) FLOAT 7.1 -> 6.5 us (2,842
@@ -455,25 +454,39 @@ class RowPasses {
 // cached rows measured even.
 constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
 
-inline bool GroupsRows(int64_t rows, int64_t cols, size_t element_size) {
-  constexpr int64_t kL1Bytes = int64_t{32} << 10, kGroupBytes = int64_t{1} << 20, kShort16BitCols = 256;
+// The most bytes of gradOut and input rows that go through pass 1 together when the rows are too
+// long for L1: pass 2 reads them again, from L2 or, what has left it, from L3. Two threads,
+// (1024, 32768) FLOAT (rows of 128 KiB), alternating call by call: on AMD's Zen 4 (1 MiB L2, a
+// victim L3) groups of 4 rows (1 MiB) against none 13.8-16.2 -> 12.0-12.8 ms; on an Intel Xeon
+// (Emerald Rapids, 2 MiB L2, a mesh L3; tenth session, 2026-12-04) those groups were slower than
+// none (medians 23.5 -> 20.3 ms ungrouped, 11 of 12 pairs) and groups of 2 rows (512 KiB) faster
+// than groups of 4 (24.9 -> 21.6 ms, 11 of 12), while FLOAT (4096, 4096) and (16384, 5120) keep
+// groups of 4 (128 and 160 KiB: groups of 2 were faster in 3 and 1 of 16 pairs).
+inline int64_t LongRowGroupBytes() { return kCpuIsIntel ? int64_t{512} << 10 : int64_t{1} << 20; }
+
+// Rows per group in pass 1 (1: one at a time).
+inline int GroupRows(int64_t rows, int64_t cols, size_t element_size) {
+  constexpr int64_t kL1Bytes = int64_t{32} << 10, kShort16BitCols = 256;
   constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
-  if (element_size < sizeof(float) && cols <= kShort16BitCols) return true;
-  if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return true;
-  return 2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) > kL1Bytes && 2 * kGroupRows * row_bytes <= kGroupBytes;
+  if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
+  if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
+  if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= kL1Bytes) return 1;
+  int group = kGroupRows;
+  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes()) group /= 2;
+  return group;
 }
 
-// Rows [begin, end), row begin the first of `rows`; grouped (GroupsRows): in groups of
-// kGroupRows, the rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory
-// rather than in a staged tile), the last rows the first of `following`, where the rows after end
-// lie: runs of rows cut at batch ends are short where a view's batches are a token's heads.
+// Rows [begin, end), row begin the first of `rows`; in groups of group_rows (GroupRows), the
+// rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory rather than in a
+// staged tile), the last rows the first of `following`, where the rows after end lie: runs of
+// rows cut at batch ends are short where a view's batches are a token's heads.
 // Against fetching their own rows again, alternating builds call by call (bench/ab_builds
 // ... heads batches=12): (98304, 64) BF16 4.60 -> 3.78 ms (29 of 30 pairs), FLOAT 4.75 -> 4.57
 // (21 of 30); dense and long runs even.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const lnb::RowBlock &rows,
-             bool grouped, bool stream, bool prefetch, const lnb::RowBlock &following) {
+             int group_rows, bool stream, bool prefetch, const lnb::RowBlock &following) {
   auto at = [&](int64_t m) { return rows.Skip(m - begin); };
   // What rows m, m + 1, ... fetch: the `count` rows after them, those that end the rows where
   // fewer are left, or the rows that follow.
@@ -483,10 +496,15 @@ void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t be
     return at(std::min(m + count, end - count));
   };
   int64_t m = begin;
-  if constexpr (kGroupRows > 1) {
-    if (grouped) {
-      for (; m + kGroupRows <= end; m += kGroupRows) passes.template Rows<kGroupRows>(m, at(m), stream, next(m, kGroupRows));
-    }
+  auto groups_of = [&](auto rows_tag) {
+    constexpr int kRows = decltype(rows_tag)::value;
+    for (; m + kRows <= end; m += kRows) passes.template Rows<kRows>(m, at(m), stream, next(m, kRows));
+  };
+  if constexpr (kGroupRows >= 4) {
+    if (group_rows == 4) groups_of(std::integral_constant<int, 4>());
+  }
+  if constexpr (kGroupRows >= 2) {
+    if (group_rows == 2) groups_of(std::integral_constant<int, 2>());
   }
   for (; m < end; ++m) passes.template Rows<1>(m, at(m), stream, next(m, 1));
 }
@@ -514,7 +532,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) lnb::ClearChunkPartials(task.partials, cols);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
-  const bool grouped = GroupsRows(args.rows, cols, ElementSize(kData));
+  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData));
 
   // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
   // never changes the sums, so neither do the runs' ends).
@@ -527,7 +545,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
       const int64_t next_end = last ? end : lnb::DirectRowsEnd(args, end, task.row_end);
       const lnb::RowBlock following = last ? rows.Skip(end - 1 - begin) : lnb::DirectRows(args, end);
       if (!last) FetchShortRun(following, next_end - end, row_bytes);
-      RunRows(passes, begin, end, rows, grouped, task.stream, true, following);
+      RunRows(passes, begin, end, rows, group_rows, task.stream, true, following);
       begin = end;
       end = next_end;
       rows = following;
@@ -555,7 +573,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
         rows.grad_input = grad_input_tile;
         rows.grad_input_step = row_bytes;
       }
-      RunRows(passes, begin, end, rows, grouped, false, false, rows);
+      RunRows(passes, begin, end, rows, group_rows, false, false, rows);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
