@@ -18,7 +18,7 @@ void NarrowBlocks(const float *in, int64_t count, void *out) {
   int64_t n = 0;
   for (; n + kBlockLanes <= count; n += kBlockLanes) {
     LoadBlock<ElementType::kFloat32>(in, n, block);
-    WriteBlock<T>(block, out, n, count);
+    StoreBlock<T>(block, out, n);
   }
   if (n < count) {
     ReadBlock<ElementType::kFloat32>(in, n, count, block);

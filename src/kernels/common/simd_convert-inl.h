@@ -234,11 +234,13 @@ HWY_INLINE void ReadBlock(const void *row, int64_t n, int64_t cols, BlockVec *ou
   LoadBlock<T>(padded, 0, out);
 }
 
-// Writes a whole block at column n with non-temporal stores; row + n must be 64-byte aligned.
-template <ElementType T>
-HWY_INLINE void StreamBlock(const BlockVec *values, void *row, int64_t n) {
+// Writes the whole block at column n, rounding to T; kStream: with non-temporal stores (row + n
+// must then be 64-byte aligned). Loops over whole blocks call this rather than WriteBlock, whose
+// path for a partial block (a memcpy call) made GCC keep such a loop's vectors on the stack.
+template <ElementType T, bool kStream = false>
+HWY_INLINE void StoreBlock(const BlockVec *values, void *row, int64_t n) {
   const BlockTag d;
-  for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T, true>(d, values[v], row, n + v * kBlockWidth);
+  for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T, kStream>(d, values[v], row, n + v * kBlockWidth);
 }
 
 // Writes the block that starts at column n, rounding to T; only columns below cols are touched.
@@ -246,7 +248,7 @@ template <ElementType T>
 HWY_INLINE void WriteBlock(const BlockVec *values, void *row, int64_t n, int64_t cols) {
   const BlockTag d;
   if (n + kBlockLanes <= cols) {
-    for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T>(d, values[v], row, n + v * kBlockWidth);
+    StoreBlock<T>(values, row, n);
     return;
   }
   alignas(64) uint8_t padded[kBlockLanes * 4];

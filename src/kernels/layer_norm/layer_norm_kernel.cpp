@@ -228,11 +228,7 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
       if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
       if (kHasBias) LoadBlock<ElementType::kFloat32>(args.bias, n, b);
       normalize();
-      if (decltype(stream)::value) {
-        StreamBlock<kOut>(x, out_row, n);
-      } else {
-        WriteBlock<kOut>(x, out_row, n, cols);
-      }
+      StoreBlock<kOut, decltype(stream)::value>(x, out_row, n);
     }
   };
   if (stream_out && reinterpret_cast<uintptr_t>(out_row) % 64 == 0) {

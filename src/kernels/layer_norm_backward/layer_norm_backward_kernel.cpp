@@ -394,9 +394,9 @@ class RowPasses {
       if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
       compute();
       if (stream_row) {
-        StreamBlock<kData>(out, grad_input_row, n);
+        StoreBlock<kData, true>(out, grad_input_row, n);
       } else {
-        WriteBlock<kData>(out, grad_input_row, n, c1);
+        StoreBlock<kData>(out, grad_input_row, n);
       }
     }
     if (n < c1) {
@@ -746,10 +746,12 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
       for (int64_t v = 0; v < kBlockVecs; ++v) {
         out[v] = GradInputVector<kHasWeight>(go_block[v], x_block[v], w, mean[v], rstd[v], mean_g[v], mean_gx[v]);
       }
-      if (whole && stream_column) {
-        StreamBlock<kData>(out, gi_column, i);
-      } else {
+      if (!whole) {
         WriteBlock<kData>(out, gi_column, i, count);
+      } else if (stream_column) {
+        StoreBlock<kData, true>(out, gi_column, i);
+      } else {
+        StoreBlock<kData>(out, gi_column, i);
       }
     };
     int64_t i = 0;
