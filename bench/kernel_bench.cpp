@@ -85,13 +85,18 @@ void ReportTimePerElement(benchmark::State &state, int64_t elements) {
                                                      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
+aclhost::kernels::KernelConfig OneThread() {
+  aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
+  config.threads = 1;
+  return config;
+}
+
 // Times kernel(args) on one thread with scratch_bytes of scratch; args holds the operands.
 template <class Args, class Kernel>
 void TimeKernel(benchmark::State &state, int64_t rows, int64_t cols, size_t scratch_bytes, Args *args, Kernel kernel) {
   args->rows = rows;
   args->cols = cols;
-  args->config = aclhost::kernels::CurrentKernelConfig();
-  args->config.threads = 1;
+  args->config = OneThread();
   const Buffer scratch = PageAligned(scratch_bytes + 64);
   args->scratch = scratch.get();
   for (auto _ : state) kernel(*args);
@@ -111,7 +116,8 @@ void Backward(benchmark::State &state, int64_t rows, int64_t cols, ElementType t
   args.grad_weight = operands.grad_weight.data();
   args.grad_bias = operands.grad_bias.data();
   TimeKernel(state, rows, cols,
-             aclhost::kernels::LayerNormBackwardScratchBytes(rows, cols, type, ElementType::kFloat32, true, 0, false, 1), &args,
+             aclhost::kernels::LayerNormBackwardScratchBytes(rows, cols, type, ElementType::kFloat32, true, 0, false, OneThread()),
+             &args,
              aclhost::kernels::LayerNormBackward);
 }
 

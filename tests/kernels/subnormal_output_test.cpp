@@ -57,8 +57,8 @@ class SubnormalOutputTest : public ::testing::Test {
     args.grad_bias = grad_bias.data();
     args.config.isa = isa;
     args.config.threads = 1;
-    const size_t scratch_bytes =
-        aclhost::kernels::LayerNormBackwardScratchBytes(kRows, kCols, ElementType::kBFloat16, ElementType::kFloat32, true, 0, false, 1);
+    const size_t scratch_bytes = aclhost::kernels::LayerNormBackwardScratchBytes(
+        kRows, kCols, ElementType::kBFloat16, ElementType::kFloat32, true, 0, false, args.config);
     const std::unique_ptr<void, FreeDeleter> scratch(std::aligned_alloc(64, (scratch_bytes + 63) / 64 * 64));
     args.scratch = scratch.get();
     aclhost::kernels::LayerNormBackward(args);

@@ -46,15 +46,15 @@ bool DetectAvx512Bf16() {
   return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 5)) != 0;
 }
 
-// CPUID leaf 0: the vendor string "GenuineIntel" in EBX, EDX, ECX.
-bool DetectIntel() {
+// CPUID leaf 0: the vendor string "GenuineIntel" in EBX, EDX, ECX; asked once per process.
+CacheVendor DetectVendor() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return CacheVendor::kOther;
   char vendor[12];
   std::memcpy(vendor, &ebx, 4);
   std::memcpy(vendor + 4, &edx, 4);
   std::memcpy(vendor + 8, &ecx, 4);
-  return std::memcmp(vendor, "GenuineIntel", sizeof vendor) == 0;
+  return std::memcmp(vendor, "GenuineIntel", sizeof vendor) == 0 ? CacheVendor::kIntel : CacheVendor::kOther;
 }
 
 // Highway asks CPUID, which a hypervisor may trap: the answer is taken once per process.
@@ -128,11 +128,12 @@ KernelConfig CurrentKernelConfig() {
   KernelConfig config;
   config.isa = RequestedIsa();
   config.threads = RequestedThreads();
+  static const CacheVendor vendor = DetectVendor();
+  config.vendor = vendor;
   return config;
 }
 
 const bool kCpuHasAvx512Bf16 = DetectAvx512Bf16();
-const bool kCpuIsIntel = DetectIntel();
 
 int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements) {
   constexpr int64_t kMinElementsPerThread = 1 << 15;

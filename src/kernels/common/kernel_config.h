@@ -1,5 +1,5 @@
 // How kernels run: the SIMD target and the thread count, chosen from the CPU and the environment
-// (ACLNN_HOST_ISA, ACLNN_HOST_NUM_THREADS). Results never depend on either.
+// (ACLNN_HOST_ISA, ACLNN_HOST_NUM_THREADS). Results never depend on any of it.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +9,19 @@ namespace kernels {
 
 enum class Isa { kScalar, kSse4, kAvx2, kAvx512 };
 
+// Whose caches a kernel sizes its blocks for, where the best blocking was measured to differ
+// between Intel's and AMD's (CPUID's vendor string; kOther: every CPU that is not Intel's).
+enum class CacheVendor { kOther, kIntel };
+
 struct KernelConfig {
   Isa isa = Isa::kScalar;
   int threads = 1;
+  CacheVendor vendor = CacheVendor::kOther;
 };
 
 // The best target this CPU runs, unless ACLNN_HOST_ISA=scalar|sse4|avx2|avx512 asks for another;
 // a target the CPU cannot run falls back to the best one, with a message on stderr. Threads: all
-// online CPUs unless ACLNN_HOST_NUM_THREADS=N.
+// online CPUs unless ACLNN_HOST_NUM_THREADS=N. The vendor: this CPU's (tests set either).
 KernelConfig CurrentKernelConfig();
 
 // Threads for `tasks` independent pieces of a problem of `elements` elements: at most
@@ -39,10 +44,6 @@ const char *IsaName(Isa isa);
 // Whether the CPU has AVX512_BF16 (vcvtneps2bf16: float32 to BF16 in one instruction), read once
 // when the library loads. The AVX-512 code rounds to BF16 with it where it gives the same bits.
 extern const bool kCpuHasAvx512Bf16;
-
-// Whether the CPU is an Intel one (CPUID's vendor string), read once when the library loads: a
-// kernel whose best blocking was measured to differ between Intel's and AMD's caches asks.
-extern const bool kCpuIsIntel;
 
 // Whether the CPU (and this build) can run isa.
 bool IsaAvailable(Isa isa);

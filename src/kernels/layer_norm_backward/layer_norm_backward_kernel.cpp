@@ -173,7 +173,7 @@ inline void ClearChunkPartials(float *chunk_partials, int64_t cols) {
 }
 
 // Operands in columns (args.input_columns): a task is a block of whole chunks, about
-// ColumnBlockRows() rows, cut where batches end, and after kMaxColumnRunRows rows (the chunks of
+// ColumnBlockRows rows, cut where batches end, and after kMaxColumnRunRows rows (the chunks of
 // a very tall call), into runs; each run's rows are summed while their columns stream past (pass
 // 1, 16 columns at a time through a per-thread tile), then its gradInput is written column by
 // column (pass 2). A run that ends within a chunk leaves its partials for the next run to add to.
@@ -185,18 +185,18 @@ constexpr int64_t kMaxColumnRunRows = 1024;
 // session) 1,024 faster: (8192, 768) FLOAT 5.71 -> 4.77 ms medians (11 of 12 pairs) and 5.45 ->
 // 4.51 (12 of 12), (4096, 4096) BF16 12.2 -> 9.4 (8 of 8), NCHW memory (32, 3136, 128) 11.0 -> 8.8
 // (10 of 10); 512 gained less (10 %, 16 %, even), 2,048 as much as 1,024, 128 lost.
-inline int64_t ColumnBlockRows() { return kCpuIsIntel ? 1024 : 256; }
+inline int64_t ColumnBlockRows(CacheVendor vendor) { return vendor == CacheVendor::kIntel ? 1024 : 256; }
 
 inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_columns.batch_rows > 0; }
 
-inline int64_t ColumnBlockChunks(int64_t rows) {
-  const int64_t chunks = ColumnBlockRows() / RowsPerChunk(rows);
+inline int64_t ColumnBlockChunks(int64_t rows, CacheVendor vendor) {
+  const int64_t chunks = ColumnBlockRows(vendor) / RowsPerChunk(rows);
   return chunks > 1 ? chunks : 1;
 }
 
 // The most rows a run holds.
-inline int64_t ColumnRunRows(int64_t rows) {
-  const int64_t block = ColumnBlockChunks(rows) * RowsPerChunk(rows);
+inline int64_t ColumnRunRows(int64_t rows, CacheVendor vendor) {
+  const int64_t block = ColumnBlockChunks(rows, vendor) * RowsPerChunk(rows);
   return std::min({block, rows, kMaxColumnRunRows});
 }
 
@@ -469,10 +469,12 @@ constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 
 // none (medians 23.5 -> 20.3 ms ungrouped, 11 of 12 pairs) and groups of 2 rows (512 KiB) faster
 // than groups of 4 (24.9 -> 21.6 ms, 11 of 12), while FLOAT (4096, 4096) and (16384, 5120) keep
 // groups of 4 (128 and 160 KiB: groups of 2 were faster in 3 and 1 of 16 pairs).
-inline int64_t LongRowGroupBytes() { return kCpuIsIntel ? int64_t{512} << 10 : int64_t{1} << 20; }
+inline int64_t LongRowGroupBytes(CacheVendor vendor) {
+  return vendor == CacheVendor::kIntel ? int64_t{512} << 10 : int64_t{1} << 20;
+}
 
 // Rows per group in pass 1 (1: one at a time).
-inline int GroupRows(int64_t rows, int64_t cols, size_t element_size) {
+inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kL1Bytes = int64_t{32} << 10, kShort16BitCols = 256;
   constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
@@ -480,7 +482,7 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size) {
   if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= kL1Bytes) return 1;
   int group = kGroupRows;
-  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes()) group /= 2;
+  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(vendor)) group /= 2;
   return group;
 }
 
@@ -539,7 +541,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) lnb::ClearChunkPartials(task.partials, cols);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
-  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData));
+  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData), args.config.vendor);
 
   // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
   // never changes the sums, so neither do the runs' ends).
@@ -777,7 +779,7 @@ void RunColumns(const LayerNormBackwardArgs &args, const lnb::Task &task) {
       lnb::ClearChunkPartials(lnb::ChunkPartials(task.partials, args.cols, chunk - first_chunk), args.cols);
     }
   }
-  const lnb::ColumnScratch scratch(task.thread_scratch, lnb::ColumnRunRows(args.rows), args.cols, ElementSize(kData));
+  const lnb::ColumnScratch scratch(task.thread_scratch, lnb::ColumnRunRows(args.rows, args.config.vendor), args.cols, ElementSize(kData));
   const int64_t batch_rows = args.input_columns.batch_rows;
   for (int64_t a = task.row_begin, b; a < task.row_end; a = b) {
     b = std::min({task.row_end, (a / batch_rows + 1) * batch_rows, a + lnb::kMaxColumnRunRows});
@@ -920,8 +922,9 @@ float *PlacePartials(char *region, int64_t cols, std::initializer_list<const voi
 }
 
 // Per thread: three row tiles where rows are staged, a ColumnScratch where they lie in columns.
-size_t ThreadBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, bool in_columns) {
-  if (in_columns) return lnb::ColumnScratch(nullptr, lnb::ColumnRunRows(rows), cols, ElementSize(data_type)).bytes;
+size_t ThreadBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, bool in_columns,
+                   CacheVendor vendor) {
+  if (in_columns) return lnb::ColumnScratch(nullptr, lnb::ColumnRunRows(rows, vendor), cols, ElementSize(data_type)).bytes;
   return staged_row_multiple > 0 ? 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple) : 0;
 }
 
@@ -939,11 +942,11 @@ struct ScratchLayout {
 };
 
 ScratchLayout LayoutScratch(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type, bool column_sums,
-                            int64_t staged_row_multiple, bool in_columns, int threads) {
+                            int64_t staged_row_multiple, bool in_columns, const KernelConfig &config) {
   ScratchLayout layout;
   layout.threads = PartialsBytes(rows, cols, column_sums);
-  layout.thread_bytes = ThreadBytes(rows, cols, data_type, staged_row_multiple, in_columns);
-  layout.lanes = layout.threads + static_cast<size_t>(threads) * layout.thread_bytes;
+  layout.thread_bytes = ThreadBytes(rows, cols, data_type, staged_row_multiple, in_columns, config.vendor);
+  layout.lanes = layout.threads + static_cast<size_t>(config.threads) * layout.thread_bytes;
   layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_row_multiple > 0 || in_columns);
   layout.size = layout.weight + WidenedBytesFor(weight_type, cols);
   return layout;
@@ -1043,8 +1046,9 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
 }  // namespace
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
-                                     bool column_sums, int64_t staged_row_multiple, bool in_columns, int threads) {
-  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_row_multiple, in_columns, threads).size;
+                                     bool column_sums, int64_t staged_row_multiple, bool in_columns,
+                                     const KernelConfig &config) {
+  return LayoutScratch(rows, cols, data_type, weight_type, column_sums, staged_row_multiple, in_columns, config).size;
 }
 
 void LayerNormBackward(const LayerNormBackwardArgs &given) {
@@ -1056,7 +1060,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
   const ScratchLayout layout = LayoutScratch(given.rows, given.cols, given.data_type,
                                              given.weight != nullptr ? given.weight_type : ElementType::kFloat32,
                                              want_column_sums, staged_rows ? given.staged_row_multiple : 0, in_columns,
-                                             given.config.threads);
+                                             given.config);
   // The rows read a 16-bit weight as float32, widened here once.
   LayerNormBackwardArgs args = given;
   WidenNarrow(&args.weight, &args.weight_type, args.cols, reinterpret_cast<float *>(scratch + layout.weight), args.config.isa);
@@ -1076,7 +1080,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
 
   PartialsTree tree(partials, args.cols, chunks, target.add_partials);
   if (in_columns) {
-    const int64_t block_chunks = lnb::ColumnBlockChunks(args.rows), blocks = (chunks + block_chunks - 1) / block_chunks;
+    const int64_t block_chunks = lnb::ColumnBlockChunks(args.rows, args.config.vendor), blocks = (chunks + block_chunks - 1) / block_chunks;
     ParallelFor(blocks, ThreadsForWork(args.config, blocks, args.rows * args.cols), [&](int64_t block, int worker) {
       lnb::Task task;
       task.kind = lnb::Task::Kind::kColumns;

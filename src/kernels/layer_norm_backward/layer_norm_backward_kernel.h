@@ -66,10 +66,11 @@ struct LayerNormBackwardArgs {
 
 // weight_type: ElementType::kFloat32 when weight is absent; staged_row_multiple: 0 when no operand
 // will be moved through RowStaging, else the args' staged_row_multiple; in_columns: whether the
-// row operands will lie in columns (input_columns); threads: at most how many threads the call may
-// use (KernelConfig::threads). 0 when the kernel needs no scratch.
+// row operands will lie in columns (input_columns); config: the args' (its threads are at most how
+// many threads the call may use). 0 when the kernel needs no scratch.
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
-                                     bool column_sums, int64_t staged_row_multiple, bool in_columns, int threads);
+                                     bool column_sums, int64_t staged_row_multiple, bool in_columns,
+                                     const KernelConfig &config);
 
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;

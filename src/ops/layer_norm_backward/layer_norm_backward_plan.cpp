@@ -95,7 +95,7 @@ LayerNormBackwardPlan MakeLayerNormBackwardPlan(const LayerNormBackwardOperands 
   const size_t scratch_bytes = kernels::LayerNormBackwardScratchBytes(shape.rows, shape.cols, ElementTypeOf(data_dtype),
                                                                       KernelTypeOf(plan.weight), column_sums,
                                                                       staged_rows ? plan.staged_row_multiple : 0,
-                                                                      plan.in_columns, plan.kernel_config.threads);
+                                                                      plan.in_columns, plan.kernel_config);
   plan.uses_scratch = scratch_bytes > 0;
   if (plan.uses_scratch) plan.scratch_offset = layout.Reserve(scratch_bytes);
   plan.workspace_size = layout.size();
