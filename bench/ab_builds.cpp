@@ -15,8 +15,9 @@
 //   sequence_first: [B, M / B, N] with strides [N, B * N, 1], [M / B, B, N] memory seen batch-first
 //   heads: [M / B, B, N] with strides [3 * B * N, N, 1], the queries of [M / B, 3, B, N] memory
 //   (a fused projection's B heads of N each a token: rows in runs of B, gaps between)
-//   prints each build's fastest and median time of the whole user call sequence (phase 1,
-//   phase 2, aclrtSynchronizeStream) and in how many pairs B was the faster.
+//   prints whether the two builds' outputs have the same bits, each build's fastest and median
+//   time of the whole user call sequence (phase 1, phase 2, aclrtSynchronizeStream) and in how
+//   many pairs B was the faster.
 //
 // Each build has its own OpenMP thread team; OMP_WAIT_POLICY=passive (unless set) keeps one team
 // from spinning on the cores while the other works (with spinning teams, an A/A run of one build
@@ -111,11 +112,14 @@ struct Operands {
   int64_t rows, cols;
   aclDataType dtype;
   void *grad_out, *input, *grad_input, *mean, *rstd, *weight, *grad_weight, *grad_bias;
+  size_t row_bytes, vector_bytes;  // of an operand of M x N elements (times the spread), of N
 
   // spread: the row operands' memory holds that many times their elements.
   Operands(int64_t m, int64_t n, aclDataType type, int64_t spread) : rows(m), cols(n), dtype(type) {
     // Not the library's aclDataTypeSize: the library is loaded twice, not linked.
     const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n * spread);
+    row_bytes = elements * size;
+    vector_bytes = static_cast<size_t>(n) * size;
     grad_out = Allocate(elements * size);
     input = Allocate(elements * size);
     grad_input = Allocate(elements * size);
@@ -134,6 +138,28 @@ struct Operands {
       static_cast<float *>(mean)[i] = 0.7f;
       static_cast<float *>(rstd)[i] = 1.5f;
     }
+  }
+
+  // What a call writes: gradInput (the forward's out), and gradWeight and gradBias, or (forward)
+  // mean and rstd, which the backward reads.
+  std::vector<std::pair<void *, size_t>> Outputs(bool forward) const {
+    const size_t stats_bytes = static_cast<size_t>(rows) * sizeof(float);
+    if (forward) return {{grad_input, row_bytes}, {mean, stats_bytes}, {rstd, stats_bytes}};
+    return {{grad_input, row_bytes}, {grad_weight, vector_bytes}, {grad_bias, vector_bytes}};
+  }
+
+  std::vector<uint8_t> OutputBytes(bool forward) const {
+    std::vector<uint8_t> bytes;
+    for (const auto &[data, size] : Outputs(forward)) {
+      const uint8_t *begin = static_cast<const uint8_t *>(data);
+      bytes.insert(bytes.end(), begin, begin + size);
+    }
+    return bytes;
+  }
+
+  // Fills the outputs with all-ones bytes (NaNs), so that one a build leaves unwritten shows.
+  void SpoilOutputs(bool forward) const {
+    for (const auto &[data, size] : Outputs(forward)) std::memset(data, 0xFF, size);
   }
 
   // value at element i in dtype.
@@ -283,10 +309,14 @@ int main(int argc, char **argv) {
   Side sides[2] = {Side(Load(argv[1]), operands, forward, shape), Side(Load(argv[2]), operands, forward, shape)};
   void *workspace = nullptr;
   uint64_t workspace_size = 0;
-  for (Side &side : sides) {  // warm-up, and the workspace sized for both
-    side.Call(&workspace, &workspace_size);
-    side.Call(&workspace, &workspace_size);
+  std::vector<uint8_t> outputs[2];
+  for (int side = 0; side < 2; ++side) {  // warm-up, and the workspace sized for both
+    operands.SpoilOutputs(forward);
+    sides[side].Call(&workspace, &workspace_size);
+    sides[side].Call(&workspace, &workspace_size);
+    outputs[side] = operands.OutputBytes(forward);
   }
+  std::printf("outputs: %s\n", outputs[0] == outputs[1] ? "same bits" : "the bits differ");
   int b_faster = 0;
   for (int pair = 0; pair < pairs; ++pair) {
     double time[2];
