@@ -470,13 +470,14 @@ TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
 TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
   // 517 columns: one set of lane sums; 790 (49 whole blocks and a part) and 4099: two (kPairedSumCols).
   // Rows taken 4 at a time for their statistics: FLOAT rows of 100 and BF16 rows of 200 columns,
-  // 1031 rows (a last chunk of 7: a group and 3 rows alone).
+  // 1031 rows (a last chunk of 7: a group and 3 rows alone). 16-bit rows of 517, 790 and 1500
+  // columns are widened to float32 once (kWidenedCols), those of 200 and 4099 in every pass.
   struct Shape {
     std::vector<int64_t> dims;
     aclDataType input;
   };
   for (const Shape &shape : {Shape{{333, 517}, ACL_BF16}, Shape{{48, 790}, ACL_BF16}, Shape{{64, 4099}, ACL_BF16},
-                             Shape{{1031, 100}, ACL_FLOAT}, Shape{{1031, 200}, ACL_BF16}}) {
+                             Shape{{1031, 100}, ACL_FLOAT}, Shape{{1031, 200}, ACL_BF16}, Shape{{40, 1500}, ACL_FLOAT16}}) {
     ForwardCase c;
     c.dims = shape.dims;
     c.input = shape.input;
