@@ -5,15 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "backward_kernel_call.h"
 #include "dtype_codec.h"
-#include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 #include "layer_norm_backward_reference.h"
 #include "test_seed.h"
 #include "tolerance.h"
@@ -24,10 +22,6 @@ using aclhost::kernels::CacheVendor;
 using aclhost::kernels::ColumnLayout;
 using aclhost::kernels::ElementType;
 using aclhost::kernels::Isa;
-
-struct FreeDeleter {
-  void operator()(void *memory) const { std::free(memory); }
-};
 
 struct VendorCase {
   const char *name;
@@ -101,30 +95,20 @@ class CacheVendorTest : public ::testing::TestWithParam<VendorCase> {
     std::vector<uint8_t> grad_input(grad_out.size());
     std::vector<float> weight(weight_.begin(), weight_.end());
     std::vector<uint8_t> grad_weight(static_cast<size_t>(c.cols) * 4), grad_bias(static_cast<size_t>(c.cols) * 4);
-    aclhost::kernels::LayerNormBackwardArgs args;
-    args.rows = c.rows;
-    args.cols = c.cols;
-    args.data_type = c.type;
-    args.grad_out = grad_out.data();
-    args.input = input.data();
-    args.mean = mean_.data();
-    args.rstd = rstd_.data();
-    args.weight = weight.data();
-    args.grad_input = grad_input.data();
-    args.grad_weight = grad_weight.data();
-    args.grad_bias = grad_bias.data();
+    aclhost::kernels::KernelConfig config;
+    config.isa = isa;
+    config.threads = threads;
+    config.vendor = vendor;
+    aclhost::kernels::LayerNormBackwardArgs args = aclhost::testing::BackwardArgs(
+        c.rows, c.cols, c.type,
+        {grad_out.data(), input.data(), mean_.data(), rstd_.data(), weight.data(), grad_input.data(), grad_weight.data(),
+         grad_bias.data()},
+        config);
     if (c.batch_rows > 0) {
       const ColumnLayout layout{c.batch_rows, c.batch_rows * c.cols, c.batch_rows};
       args.grad_out_columns = args.input_columns = args.grad_input_columns = layout;
     }
-    args.config.isa = isa;
-    args.config.threads = threads;
-    args.config.vendor = vendor;
-    const size_t scratch_bytes = aclhost::kernels::LayerNormBackwardScratchBytes(
-        c.rows, c.cols, c.type, ElementType::kFloat32, true, 0, c.batch_rows > 0, args.config);
-    const std::unique_ptr<void, FreeDeleter> scratch(std::aligned_alloc(64, (scratch_bytes + 63) / 64 * 64 + 64));
-    args.scratch = scratch.get();
-    aclhost::kernels::LayerNormBackward(args);
+    aclhost::testing::RunBackward(args);
     return {grad_input, grad_weight, grad_bias};
   }
 

@@ -5,13 +5,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
 #include <random>
 #include <vector>
 
+#include "backward_kernel_call.h"
 #include "common/float_convert.h"
-#include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 #include "test_seed.h"
 
 namespace {
@@ -21,10 +19,6 @@ using aclhost::kernels::Isa;
 
 constexpr int64_t kRows = 8;
 constexpr int64_t kCols = 600;  // 37 whole blocks of 16 and a part block
-
-struct FreeDeleter {
-  void operator()(void *memory) const { std::free(memory); }
-};
 
 // Rows 0-3 have rstd 1, rows 4-7 rstd 2^-130: their gradInput, about gradOut * rstd, lies in the
 // subnormal range, where BF16 still has values.
@@ -43,25 +37,13 @@ class SubnormalOutputTest : public ::testing::Test {
   std::vector<uint16_t> GradInput(Isa isa, bool in_place) {
     std::vector<uint16_t> grad_input = in_place ? grad_out_ : std::vector<uint16_t>(grad_out_.size());
     std::vector<float> grad_weight(kCols), grad_bias(kCols);
-    aclhost::kernels::LayerNormBackwardArgs args;
-    args.rows = kRows;
-    args.cols = kCols;
-    args.data_type = ElementType::kBFloat16;
-    args.grad_out = in_place ? grad_input.data() : grad_out_.data();
-    args.input = input_.data();
-    args.mean = mean_.data();
-    args.rstd = rstd_.data();
-    args.weight = weight_.data();
-    args.grad_input = grad_input.data();
-    args.grad_weight = grad_weight.data();
-    args.grad_bias = grad_bias.data();
-    args.config.isa = isa;
-    args.config.threads = 1;
-    const size_t scratch_bytes = aclhost::kernels::LayerNormBackwardScratchBytes(
-        kRows, kCols, ElementType::kBFloat16, ElementType::kFloat32, true, 0, false, args.config);
-    const std::unique_ptr<void, FreeDeleter> scratch(std::aligned_alloc(64, (scratch_bytes + 63) / 64 * 64));
-    args.scratch = scratch.get();
-    aclhost::kernels::LayerNormBackward(args);
+    aclhost::kernels::KernelConfig config;
+    config.isa = isa;
+    aclhost::testing::RunBackward(aclhost::testing::BackwardArgs(
+        kRows, kCols, ElementType::kBFloat16,
+        {in_place ? grad_input.data() : grad_out_.data(), input_.data(), mean_.data(), rstd_.data(), weight_.data(),
+         grad_input.data(), grad_weight.data(), grad_bias.data()},
+        config));
     return grad_input;
   }
 

@@ -1,0 +1,25 @@
+// The backward kernel called directly, as the kernel-level tests do: its arguments from the
+// operands' pointers, and a run with the scratch it asks for.
+#pragma once
+
+#include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
+
+namespace aclhost {
+namespace testing {
+
+// Dense row operands of `type`; mean, rstd and weight float32 (weight may be null: all ones);
+// gradWeight and gradBias float32, either may be null when not wanted.
+struct BackwardOperands {
+  const void *grad_out = nullptr, *input = nullptr;
+  const float *mean = nullptr, *rstd = nullptr, *weight = nullptr;
+  void *grad_input = nullptr, *grad_weight = nullptr, *grad_bias = nullptr;
+};
+
+kernels::LayerNormBackwardArgs BackwardArgs(int64_t rows, int64_t cols, kernels::ElementType type,
+                                            const BackwardOperands &operands, const kernels::KernelConfig &config);
+
+// Runs the kernel on args (no operand staged by rows) with a scratch of the size it asks for.
+void RunBackward(kernels::LayerNormBackwardArgs args);
+
+}  // namespace testing
+}  // namespace aclhost
