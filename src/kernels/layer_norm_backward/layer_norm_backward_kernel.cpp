@@ -276,9 +276,14 @@ HWY_INLINE void ReadGradOutAndInput(const void *grad_out, const void *input, int
 // here, so that their bits agree.
 template <bool kHasWeight, bool kColumnSums>
 HWY_INLINE void AccumulateVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec *sum_g,
-                                 BlockVec *sum_gx, BlockVec *partial_w, BlockVec *partial_b) {
+                                 BlockVec *sum_gx, BlockVec *partial_w, BlockVec *partial_b, BlockVec *kept_g = nullptr,
+                                 BlockVec *kept_xhat = nullptr) {
   const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
   const auto g = kHasWeight ? hn::Mul(go, w) : go;
+  if (kept_g != nullptr) {  // for pass 2 (RowPasses' kKeep)
+    *kept_g = g;
+    *kept_xhat = xhat;
+  }
   *sum_g = hn::Add(*sum_g, g);
   *sum_gx = hn::Add(*sum_gx, hn::Mul(g, xhat));
   if (kColumnSums) {
@@ -289,12 +294,16 @@ HWY_INLINE void AccumulateVector(BlockVec go, BlockVec x, BlockVec w, BlockVec m
 
 // One vector of gradInput, in pass 2, from the row's means of g and g * xhat: the one expression
 // of both orders.
+HWY_INLINE BlockVec GradInputFromTerms(BlockVec g, BlockVec xhat, BlockVec rstd, BlockVec mean_g, BlockVec mean_gx) {
+  return hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
+}
+
 template <bool kHasWeight>
 HWY_INLINE BlockVec GradInputVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec mean_g,
                                     BlockVec mean_gx) {
   const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
   const auto g = kHasWeight ? hn::Mul(go, w) : go;
-  return hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
+  return GradInputFromTerms(g, xhat, rstd, mean_g, mean_gx);
 }
 
 // The two passes over columns [c0, c1) of rows of one chunk (c0 a multiple of kSegmentCols, c1
@@ -303,6 +312,16 @@ HWY_INLINE BlockVec GradInputVector(BlockVec go, BlockVec x, BlockVec w, BlockVe
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 class RowPasses {
  public:
+  // Rows whose group holds at most this many columns keep each row's g and xhat from pass 1 for
+  // pass 2 (a stack buffer of 16 KiB at most), which then neither reads gradOut and input again nor
+  // converts or multiplies them: 4 instead of 7 operations a vector, and no conversions. Same bits.
+  // Intel Xeon (Emerald Rapids), two threads, alternating builds call by call in a slow hour:
+  // (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 -> 3.10 (18 of 20),
+  // FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster, (262144, 128)
+  // FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On Zen 4 (AVX2, first
+  // session of 2026-12-03) keeping them had measured no faster; AVX-512 there is on two pipes.
+  static constexpr int64_t kKeptFloats = 2048;
+
   RowPasses(const LayerNormBackwardArgs &args, float *partials)
       : args_(args), weight_partials_(partials), bias_partials_(kColumnSums ? partials + lnb::PartialsStride(args.cols) : nullptr) {}
 
@@ -325,9 +344,10 @@ class RowPasses {
   // The same for kRows consecutive rows m, m + 1, ... (the first kRows of `rows`) at once, into vectors: a
   // block of the weight and of the column partials is loaded once for the group and each row's
   // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
-  template <int kRows>
+  // kKeep: row r's g and xhat also go to kept + 2 * r * kept_cols and kept_cols further on.
+  template <int kRows, bool kKeep = false>
   HWY_INLINE void Sums(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, BlockVec (*acc_g)[kBlockVecs],
-                       BlockVec (*acc_gx)[kBlockVecs]) const {
+                       BlockVec (*acc_gx)[kBlockVecs], float *kept = nullptr, int64_t kept_cols = 0) const {
     const BlockTag d;
     // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
     // every pointer on every block.
@@ -341,9 +361,15 @@ class RowPasses {
       for (int64_t v = 0; v < kBlockVecs; ++v) acc_g[r][v] = acc_gx[r][v] = hn::Zero(d);
     }
     // Row r's block at column n is in go and x; adds its share to the row sums and to pw / pb.
-    auto accumulate_row = [&](int r, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
+    auto accumulate_row = [&](int r, int64_t n, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
+      BlockVec g[kBlockVecs], xhat[kBlockVecs];
       for (int64_t v = 0; v < kBlockVecs; ++v) {
-        AccumulateVector<kHasWeight, kColumnSums>(go[v], x[v], w[v], mean[r], rstd[r], &acc_g[r][v], &acc_gx[r][v], &pw[v], &pb[v]);
+        AccumulateVector<kHasWeight, kColumnSums>(go[v], x[v], w[v], mean[r], rstd[r], &acc_g[r][v], &acc_gx[r][v], &pw[v], &pb[v],
+                                                  kKeep ? &g[v] : nullptr, kKeep ? &xhat[v] : nullptr);
+      }
+      if (kKeep) {
+        StoreBlock<ElementType::kFloat32>(g, kept + 2 * r * kept_cols, n);
+        StoreBlock<ElementType::kFloat32>(xhat, kept + (2 * r + 1) * kept_cols, n);
       }
     };
     // Every row's block at column n; full: a whole block straight from memory, else the
@@ -359,7 +385,7 @@ class RowPasses {
       if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       for (int r = 0; r < kRows; ++r) {
         ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
-        accumulate_row(r, pw, pb);
+        accumulate_row(r, n, pw, pb);
       }
       if (kColumnSums) {
         for (int64_t v = 0; v < kBlockVecs; ++v) {
@@ -379,8 +405,10 @@ class RowPasses {
   // exact in-place use correct. The rows at next_go and next_x are fetched meanwhile
   // (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic waits
   // behind its own first read from memory.
+  // kept: the row's g and xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input.
   HWY_INLINE void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
-                 float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x) const {
+                 float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x,
+                 const float *kept = nullptr, int64_t kept_cols = 0) const {
     const BlockTag d;
     const void *const weight = args_.weight;  // a local: the stores below could alias a member
     BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], out[kBlockVecs];
@@ -391,6 +419,31 @@ class RowPasses {
       for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputVector<kHasWeight>(go[v], x[v], w[v], mean, rstd, mean_g, mean_gx);
     };
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
+    if (kept != nullptr) {
+      auto from_kept = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
+        BlockVec g[kBlockVecs], xhat[kBlockVecs];
+        LoadBlock<ElementType::kFloat32>(kept, n, g);
+        LoadBlock<ElementType::kFloat32>(kept + kept_cols, n, xhat);
+        for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputFromTerms(g[v], xhat[v], rstd, mean_g, mean_gx);
+      };
+      int64_t n = c0;
+      for (; n + kBlockLanes <= c1; n += kBlockLanes) {
+        const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
+        FetchForReading(next_go + byte, into_l2);
+        FetchForReading(next_x + byte, into_l2);
+        from_kept(n);
+        if (stream_row) {
+          StoreBlock<kData, true>(out, grad_input_row, n);
+        } else {
+          StoreBlock<kData>(out, grad_input_row, n);
+        }
+      }
+      if (n < c1) {
+        from_kept(n);  // the buffer holds whole blocks
+        WriteBlock<kData>(out, grad_input_row, n, c1);
+      }
+      return;
+    }
     int64_t n = c0;
     for (; n + kBlockLanes <= c1; n += kBlockLanes) {
       const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
@@ -422,6 +475,19 @@ class RowPasses {
   void Rows(int64_t m, const lnb::RowBlock &rows, bool stream, const lnb::RowBlock &next) const {
     const int64_t cols = args_.cols;
     BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
+    const int64_t kept_cols = lnb::PaddedCols(cols);
+    if (rows.grad_input != nullptr && kRows * kept_cols <= kKeptFloats) {
+      HWY_ALIGN float kept[2 * kKeptFloats];
+      Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);
+      for (int r = 0; r < kRows; ++r) {
+        char *grad_input_row = rows.grad_input + r * rows.grad_input_step;
+        const bool stream_row = stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
+        GradInput(m + r, nullptr, nullptr, grad_input_row, 0, cols, SumBlockLanes(sum_g[r]) / static_cast<float>(cols),
+                  SumBlockLanes(sum_gx[r]) / static_cast<float>(cols), stream_row, next.grad_out + r * next.grad_out_step,
+                  next.input + r * next.input_step, kept + 2 * r * kept_cols, kept_cols);
+      }
+      return;
+    }
     Sums<kRows>(m, rows, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
     for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
       Sums<kRows>(m, rows, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
