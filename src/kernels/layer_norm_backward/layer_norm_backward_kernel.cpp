@@ -318,8 +318,8 @@ class RowPasses {
   // Intel Xeon (Emerald Rapids), two threads, alternating builds call by call in a slow hour:
   // (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 -> 3.10 (18 of 20),
   // FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster, (262144, 128)
-  // FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On Zen 4 (AVX2, first
-  // session of 2026-12-03) keeping them had measured no faster; AVX-512 there is on two pipes.
+  // FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On the AMD VM (first
+  // session of 2026-12-03) keeping them had measured no faster; not measured there since.
   static constexpr int64_t kKeptFloats = 2048;
 
   RowPasses(const LayerNormBackwardArgs &args, float *partials)
