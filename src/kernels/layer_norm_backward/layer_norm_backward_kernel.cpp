@@ -415,44 +415,32 @@ class RowPasses {
     const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
     const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
     const auto mean_g = hn::Set(d, row_mean_g), mean_gx = hn::Set(d, row_mean_gx);
-    auto compute = [&]() HWY_ATTR __attribute__((always_inline)) {
-      for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputVector<kHasWeight>(go[v], x[v], w[v], mean, rstd, mean_g, mean_gx);
-    };
-    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
-    if (kept != nullptr) {
-      auto from_kept = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
+    // The block at n into out: from the kept g and xhat (whole blocks, padded), else from the row.
+    auto compute = [&](int64_t n, bool full) HWY_ATTR __attribute__((always_inline)) {
+      if (kept != nullptr) {
         BlockVec g[kBlockVecs], xhat[kBlockVecs];
         LoadBlock<ElementType::kFloat32>(kept, n, g);
         LoadBlock<ElementType::kFloat32>(kept + kept_cols, n, xhat);
         for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputFromTerms(g[v], xhat[v], rstd, mean_g, mean_gx);
-      };
-      int64_t n = c0;
-      for (; n + kBlockLanes <= c1; n += kBlockLanes) {
-        const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
-        FetchForReading(next_go + byte, into_l2);
-        FetchForReading(next_x + byte, into_l2);
-        from_kept(n);
-        if (stream_row) {
-          StoreBlock<kData, true>(out, grad_input_row, n);
-        } else {
-          StoreBlock<kData>(out, grad_input_row, n);
-        }
+        return;
       }
-      if (n < c1) {
-        from_kept(n);  // the buffer holds whole blocks
-        WriteBlock<kData>(out, grad_input_row, n, c1);
+      if (full) {
+        LoadBlock<kData>(go_row, n, go);
+        LoadBlock<kData>(x_row, n, x);
+        if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
+      } else {
+        ReadGradOutAndInput<kData>(go_row, x_row, n, c1, false, go, x);
+        if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
       }
-      return;
-    }
+      for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputVector<kHasWeight>(go[v], x[v], w[v], mean, rstd, mean_g, mean_gx);
+    };
+    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
     int64_t n = c0;
     for (; n + kBlockLanes <= c1; n += kBlockLanes) {
       const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
       FetchForReading(next_go + byte, into_l2);
       FetchForReading(next_x + byte, into_l2);
-      LoadBlock<kData>(go_row, n, go);
-      LoadBlock<kData>(x_row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
-      compute();
+      compute(n, true);
       if (stream_row) {
         StoreBlock<kData, true>(out, grad_input_row, n);
       } else {
@@ -460,9 +448,7 @@ class RowPasses {
       }
     }
     if (n < c1) {
-      ReadGradOutAndInput<kData>(go_row, x_row, n, c1, false, go, x);
-      if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
-      compute();
+      compute(n, false);
       WriteBlock<kData>(out, grad_input_row, n, c1);
     }
   }
@@ -476,22 +462,16 @@ class RowPasses {
     const int64_t cols = args_.cols;
     BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
     const int64_t kept_cols = lnb::PaddedCols(cols);
-    if (rows.grad_input != nullptr && kRows * kept_cols <= kKeptFloats) {
-      HWY_ALIGN float kept[2 * kKeptFloats];
-      Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);
-      for (int r = 0; r < kRows; ++r) {
-        char *grad_input_row = rows.grad_input + r * rows.grad_input_step;
-        const bool stream_row = stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-        GradInput(m + r, nullptr, nullptr, grad_input_row, 0, cols, SumBlockLanes(sum_g[r]) / static_cast<float>(cols),
-                  SumBlockLanes(sum_gx[r]) / static_cast<float>(cols), stream_row, next.grad_out + r * next.grad_out_step,
-                  next.input + r * next.input_step, kept + 2 * r * kept_cols, kept_cols);
+    const bool keep = rows.grad_input != nullptr && kRows * kept_cols <= kKeptFloats;
+    HWY_ALIGN float kept[2 * kKeptFloats];
+    if (keep) {
+      Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);  // one segment: cols <= kKeptFloats
+    } else {
+      Sums<kRows>(m, rows, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
+      for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
+        Sums<kRows>(m, rows, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
+        for (int r = 0; r < kRows; ++r) FoldSegment(sum_g[r], sum_gx[r], segment_g[r], segment_gx[r]);
       }
-      return;
-    }
-    Sums<kRows>(m, rows, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx);
-    for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
-      Sums<kRows>(m, rows, c0, lnb::SegmentEnd(cols, c0), segment_g, segment_gx);
-      for (int r = 0; r < kRows; ++r) FoldSegment(sum_g[r], sum_gx[r], segment_g[r], segment_gx[r]);
     }
     if (rows.grad_input == nullptr) return;
     for (int r = 0; r < kRows; ++r) {
@@ -499,7 +479,8 @@ class RowPasses {
       const bool stream_row = stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
       GradInput(m + r, rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, grad_input_row, 0, cols,
                 SumBlockLanes(sum_g[r]) / static_cast<float>(cols), SumBlockLanes(sum_gx[r]) / static_cast<float>(cols),
-                stream_row, next.grad_out + r * next.grad_out_step, next.input + r * next.input_step);
+                stream_row, next.grad_out + r * next.grad_out_step, next.input + r * next.input_step,
+                keep ? kept + 2 * r * kept_cols : nullptr, kept_cols);
     }
   }
 
