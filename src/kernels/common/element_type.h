@@ -12,7 +12,7 @@ namespace kernels {
 
 enum class ElementType : uint8_t { kFloat32, kFloat16, kBFloat16 };
 
-inline size_t ElementSize(ElementType type) { return type == ElementType::kFloat32 ? 4 : 2; }
+constexpr size_t ElementSize(ElementType type) { return type == ElementType::kFloat32 ? 4 : 2; }
 
 // Where an operand's rows lie (each row dense), in elements: batches of batch_rows rows,
 // batch_stride from one batch's first row to the next's, whose rows are row_stride apart;

@@ -18,6 +18,7 @@
 #include "hwy/highway.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/common/simd_convert-inl.h"
 #include "kernels/common/transpose.h"
@@ -399,58 +400,97 @@ class RowPasses {
     if (n < c1) accumulate(n, false);
   }
 
-  // Pass 2: row m's gradInput over the columns, always inlined: GCC stopped inlining it into
-  // Rows<1> once RunChunk grew, a call per row that cost dense (262144, 128) FLOAT about 1-4 %
-  // (docs/PERFORMANCE.md, sixth session). Each block is read before it is written, which keeps
-  // exact in-place use correct. The rows at next_go and next_x are fetched meanwhile
-  // (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic waits
-  // behind its own first read from memory.
-  // kept: the row's g and xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input.
-  HWY_INLINE void GradInput(int64_t m, const char *go_row, const char *x_row, char *grad_input_row, int64_t c0, int64_t c1,
-                 float row_mean_g, float row_mean_gx, bool stream_row, const char *next_go, const char *next_x,
-                 const float *kept = nullptr, int64_t kept_cols = 0) const {
+  // Pass 2: the gradInput of the first kRows of `rows`, rows m, m + 1, ..., over the columns,
+  // block by block, a block of the weight loaded once for the rows (long rows read it from L2).
+  // Always inlined: GCC stopped inlining it into Rows<1> once RunChunk grew, a call per row that
+  // cost dense (262144, 128) FLOAT about 1-4 % (docs/PERFORMANCE.md, sixth session). Each block is
+  // read before it is written, which keeps exact in-place use correct. Row r of `next` is fetched
+  // meanwhile (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic
+  // waits behind its own first read from memory. row_means: per row its means of g and g * xhat;
+  // stream: write rows that are 64-byte aligned with non-temporal stores; kept: the rows' g and
+  // xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input.
+  template <int kRows>
+  HWY_INLINE void GradInput(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, const float (*row_means)[2],
+                            bool stream, const lnb::RowBlock &next, const float *kept = nullptr, int64_t kept_cols = 0) const {
     const BlockTag d;
     const void *const weight = args_.weight;  // a local: the stores below could alias a member
-    BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs], out[kBlockVecs];
-    const auto mean = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m)));
-    const auto rstd = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m)));
-    const auto mean_g = hn::Set(d, row_mean_g), mean_gx = hn::Set(d, row_mean_gx);
-    // The block at n into out: from the kept g and xhat (whole blocks, padded), else from the row.
-    auto compute = [&](int64_t n, bool full) HWY_ATTR __attribute__((always_inline)) {
-      if (kept != nullptr) {
-        BlockVec g[kBlockVecs], xhat[kBlockVecs];
-        LoadBlock<ElementType::kFloat32>(kept, n, g);
-        LoadBlock<ElementType::kFloat32>(kept + kept_cols, n, xhat);
-        for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputFromTerms(g[v], xhat[v], rstd, mean_g, mean_gx);
+    BlockVec mean[kRows], rstd[kRows], mean_g[kRows], mean_gx[kRows];
+    // Each row's operands in locals: the stores below could alias `rows` and `next`, whose fields
+    // would otherwise be loaded again for every block.
+    const char *go_row[kRows], *x_row[kRows], *next_go[kRows], *next_x[kRows];
+    char *grad_input_row[kRows];
+    bool stream_row[kRows];
+    for (int r = 0; r < kRows; ++r) {
+      mean[r] = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m + r)));
+      rstd[r] = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m + r)));
+      mean_g[r] = hn::Set(d, row_means[r][0]);
+      mean_gx[r] = hn::Set(d, row_means[r][1]);
+      go_row[r] = rows.grad_out + r * rows.grad_out_step;
+      x_row[r] = rows.input + r * rows.input_step;
+      grad_input_row[r] = rows.grad_input + r * rows.grad_input_step;
+      next_go[r] = next.grad_out + r * next.grad_out_step;
+      next_x[r] = next.input + r * next.input_step;
+      stream_row[r] = stream && reinterpret_cast<uintptr_t>(grad_input_row[r]) % 64 == 0;
+    }
+    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
+    // Row r's block at n stored; full: a whole block, else the zero-padded last block of the rows.
+    // fetch: the line of its next row at n fetched.
+    auto finish_row = [&](int r, int64_t n, bool full, bool fetch, const BlockVec *out) HWY_ATTR __attribute__((always_inline)) {
+      if (!full) {
+        WriteBlock<kData>(out, grad_input_row[r], n, c1);
         return;
       }
-      if (full) {
-        LoadBlock<kData>(go_row, n, go);
-        LoadBlock<kData>(x_row, n, x);
-        if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
-      } else {
-        ReadGradOutAndInput<kData>(go_row, x_row, n, c1, false, go, x);
-        if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
+      if (fetch) {
+        const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
+        FetchForReading(next_go[r] + byte, into_l2);
+        FetchForReading(next_x[r] + byte, into_l2);
       }
-      for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputVector<kHasWeight>(go[v], x[v], w[v], mean, rstd, mean_g, mean_gx);
+      if (stream_row[r]) {
+        StoreBlock<kData, true>(out, grad_input_row[r], n);
+      } else {
+        StoreBlock<kData>(out, grad_input_row[r], n);
+      }
     };
-    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
-    int64_t n = c0;
-    for (; n + kBlockLanes <= c1; n += kBlockLanes) {
-      const int64_t byte = n * static_cast<int64_t>(ElementSize(kData));
-      FetchForReading(next_go + byte, into_l2);
-      FetchForReading(next_x + byte, into_l2);
-      compute(n, true);
-      if (stream_row) {
-        StoreBlock<kData, true>(out, grad_input_row, n);
-      } else {
-        StoreBlock<kData>(out, grad_input_row, n);
+    // kCount blocks of every row from n on, row after row: a row's line of gradInput is written
+    // whole before the next row's, so that no write-combining buffer of a non-temporal store waits
+    // half full while other rows' lines open.
+    auto blocks = [&](int64_t n, auto count_tag, bool full) HWY_ATTR __attribute__((always_inline)) {
+      constexpr int64_t kCount = decltype(count_tag)::value;
+      BlockVec out[kBlockVecs];
+      if (kept != nullptr) {
+        for (int r = 0; r < kRows; ++r) {
+          for (int64_t b = 0; b < kCount; ++b) {
+            BlockVec g[kBlockVecs], xhat[kBlockVecs];
+            LoadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n + b * kBlockLanes, g);
+            LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
+            for (int64_t v = 0; v < kBlockVecs; ++v) out[v] = GradInputFromTerms(g[v], xhat[v], rstd[r], mean_g[r], mean_gx[r]);
+            finish_row(r, n + b * kBlockLanes, full, b == 0, out);
+          }
+        }
+        return;
       }
-    }
-    if (n < c1) {
-      compute(n, false);
-      WriteBlock<kData>(out, grad_input_row, n, c1);
-    }
+      BlockVec w[kCount][kBlockVecs];
+      for (int64_t b = 0; b < kCount && kHasWeight; ++b) {
+        full ? LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w[b]) : ReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, c1, w[b]);
+      }
+      for (int r = 0; r < kRows; ++r) {
+        for (int64_t b = 0; b < kCount; ++b) {
+          BlockVec go[kBlockVecs], x[kBlockVecs];
+          ReadGradOutAndInput<kData>(go_row[r], x_row[r], n + b * kBlockLanes, c1, full, go, x);
+          for (int64_t v = 0; v < kBlockVecs; ++v) {
+            out[v] = GradInputVector<kHasWeight>(go[v], x[v], w[b][v], mean[r], rstd[r], mean_g[r], mean_gx[r]);
+          }
+          finish_row(r, n + b * kBlockLanes, full, b == 0, out);
+        }
+      }
+    };
+    constexpr int64_t kLineBlocks = 64 / (kBlockLanes * static_cast<int64_t>(ElementSize(kData)));  // blocks a line of gradInput holds
+    using Line = std::integral_constant<int64_t, kLineBlocks>;
+    using Block = std::integral_constant<int64_t, 1>;
+    int64_t n = c0;
+    for (; n + kLineBlocks * kBlockLanes <= c1; n += kLineBlocks * kBlockLanes) blocks(n, Line(), true);
+    for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true);
+    if (n < c1) blocks(n, Block(), false);
   }
 
   // The first kRows of `rows`, rows m, m + 1, ...: their sums segment by segment, folded in order
@@ -474,13 +514,19 @@ class RowPasses {
       }
     }
     if (rows.grad_input == nullptr) return;
+    float row_means[kRows][2];
     for (int r = 0; r < kRows; ++r) {
-      char *grad_input_row = rows.grad_input + r * rows.grad_input_step;
-      const bool stream_row = stream && reinterpret_cast<uintptr_t>(grad_input_row) % 64 == 0;
-      GradInput(m + r, rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, grad_input_row, 0, cols,
-                SumBlockLanes(sum_g[r]) / static_cast<float>(cols), SumBlockLanes(sum_gx[r]) / static_cast<float>(cols),
-                stream_row, next.grad_out + r * next.grad_out_step, next.input + r * next.input_step,
-                keep ? kept + 2 * r * kept_cols : nullptr, kept_cols);
+      row_means[r][0] = SumBlockLanes(sum_g[r]) / static_cast<float>(cols);
+      row_means[r][1] = SumBlockLanes(sum_gx[r]) / static_cast<float>(cols);
+    }
+    if (!keep) {
+      GradInput<kRows>(m, rows, 0, cols, row_means, stream, next);
+      return;
+    }
+    // Row by row: (64, 256) FLOAT, in cache, took 10.0 us against 8.6 with the rows' kept blocks
+    // interleaved (6 of 200 calls faster).
+    for (int r = 0; r < kRows; ++r) {
+      GradInput<1>(m + r, rows.Skip(r), 0, cols, row_means + r, stream, next.Skip(r), kept + 2 * r * kept_cols, kept_cols);
     }
   }
 
@@ -648,11 +694,10 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     passes.Sums(m, row.grad_out, row.input, task.col_begin, c1, task.lanes, task.lanes + kBlockLanes);
     return;
   }
-  const bool stream_row = task.stream && reinterpret_cast<uintptr_t>(row.grad_input) % 64 == 0;
   const lnb::RowBlock next = m + 1 < args.rows ? lnb::DirectRows(args, m + 1) : row;
-  passes.GradInput(m, row.grad_out, row.input, row.grad_input, task.col_begin, c1, task.mean_g, task.mean_gx, stream_row,
-                   next.grad_out, next.input);
-  if (stream_row) hwy::FlushStream();
+  const float means[1][2] = {{task.mean_g, task.mean_gx}};
+  passes.template GradInput<1>(m, row, task.col_begin, c1, means, task.stream, next);
+  if (task.stream) hwy::FlushStream();
 }
 
 // Rows [a, b) of one batch of operands in columns (lnb::InColumns), the first of them in chunk
