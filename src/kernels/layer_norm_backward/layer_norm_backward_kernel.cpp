@@ -153,16 +153,6 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size) {
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
-// Whether FLOAT rows that pass 2 reads from L2 (rows not kept: lnb::RowPasses::kKeptFloats)
-// have pass 1 fetch the first half of the next rows and pass 2 the second half, at half the pace
-// each, rather than pass 2 all of them: memory then streams through both passes instead of
-// waiting through pass 1. Two threads, alternating builds call by call, medians: (1024, 32768)
-// FLOAT 18.6 -> 15.9 ms and 18.8 -> 17.9 (12 of 12 pairs both), (4096, 4096) 8.49 -> 7.07 (15 of
-// 16), (16384, 5120) 44.7 -> 34.8 (10 of 10). 16-bit rows, whose passes are bound more by
-// their arithmetic, measured mixed: FLOAT16 (16384, 5120) 11 of 12 and (4096, 4096) 13 of 16
-// faster, but (1024, 32768) FLOAT16 3 of 16 and BF16 (4096, 4096) 2 of 16.
-inline bool SplitsNextRowsFetch(size_t element_size) { return element_size == sizeof(float); }
-
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
 // chunk's: PaddedCols(cols), then as many more as put the two half a page apart. Pass 1 stores a
 // block of one and then loads the same block of the other; a page apart, that load would wait on
@@ -357,7 +347,7 @@ class RowPasses {
   // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
   // kKeep: row r's g and xhat also go to kept + 2 * r * kept_cols and kept_cols further on.
   // first_halves: rows whose first halves are fetched meanwhile, a line of theirs for every two
-  // lines of the rows' (nullptr: none; lnb::SplitsNextRowsFetch).
+  // lines of the rows' (nullptr: none; Rows says why).
   template <int kRows, bool kKeep = false>
   HWY_INLINE void Sums(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, BlockVec (*acc_g)[kBlockVecs],
                        BlockVec (*acc_gx)[kBlockVecs], float *kept = nullptr, int64_t kept_cols = 0,
@@ -437,7 +427,7 @@ class RowPasses {
   // stream: write rows that are 64-byte aligned with non-temporal stores; kept: the rows' g and
   // xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
   // fetch_second_halves: fetch only the second halves of `next`, at half the pace (pass 1 fetched
-  // the first; lnb::SplitsNextRowsFetch).
+  // the first; Rows says why).
   template <int kRows>
   HWY_INLINE void GradInput(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, const float (*row_means)[2],
                             bool stream, const lnb::RowBlock &next, const float *kept = nullptr, int64_t kept_cols = 0,
@@ -535,7 +525,14 @@ class RowPasses {
     const int64_t kept_cols = lnb::PaddedCols(cols);
     const bool keep = rows.grad_input != nullptr && kRows * kept_cols <= kKeptFloats;
     HWY_ALIGN float kept[2 * kKeptFloats];
-    const bool split_fetch = rows.grad_input != nullptr && !keep && lnb::SplitsNextRowsFetch(ElementSize(kData));
+    // Rows that pass 2 reads from L2 (not kept): pass 1 fetches the first half of the next rows and
+    // pass 2 the second, at half the pace each, rather than pass 2 all of them; memory then streams
+    // through both passes instead of idling through pass 1. Two threads, alternating builds call
+    // by call, every call from cold caches, medians: (4096, 4096) FLOAT 9.18 -> 7.52 ms (16 of 16
+    // pairs; L3 warm), FLOAT16 4.85 -> 4.39 (14 of 20), BF16 5.04 -> 4.63 (16 of 20); (16384,
+    // 5120) FLOAT 46.4 -> 36.5 (8 of 8; L3 warm), FLOAT16 36.7 -> 33.2 and BF16 22.4 -> 20.7 (9
+    // of 10 each); (1024, 32768) FLOAT 21.8 -> 18.5 (14 of 16; L3 warm).
+    const bool split_fetch = rows.grad_input != nullptr && !keep;
     const lnb::RowBlock *const first_halves = split_fetch ? &next : nullptr;
     if (keep) {
       Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);  // one segment: cols <= kKeptFloats
@@ -594,9 +591,13 @@ constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 
 // (Emerald Rapids, 2 MiB L2, a mesh L3; tenth session, 2026-12-04) those groups were slower than
 // none (medians 23.5 -> 20.3 ms ungrouped, 11 of 12 pairs) and groups of 2 rows (512 KiB) faster
 // than groups of 4 (24.9 -> 21.6 ms, 11 of 12), while FLOAT (4096, 4096) and (16384, 5120) keep
-// groups of 4 (128 and 160 KiB: groups of 2 were faster in 3 and 1 of 16 pairs).
-inline int64_t LongRowGroupBytes(CacheVendor vendor) {
-  return vendor == CacheVendor::kIntel ? int64_t{512} << 10 : int64_t{1} << 20;
+// groups of 4 (128 and 160 KiB: groups of 2 were faster in 3 and 1 of 16 pairs). 16-bit rows on
+// the Xeon in groups of 256 KiB (twelfth session, with pass 1 fetching half the next rows):
+// (1024, 32768) FLOAT16 17.4 -> 14.9 ms (12 of 16 pairs), BF16 11.3 -> 10.5 (15 of 16), every
+// call from cold caches, against groups of 512 KiB without the split fetch.
+inline int64_t LongRowGroupBytes(CacheVendor vendor, size_t element_size) {
+  if (vendor != CacheVendor::kIntel) return int64_t{1} << 20;
+  return element_size == sizeof(float) ? int64_t{512} << 10 : int64_t{256} << 10;
 }
 
 // Rows per group in pass 1 (1: one at a time).
@@ -608,7 +609,7 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
   if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= kL1Bytes) return 1;
   int group = kGroupRows;
-  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(vendor)) group /= 2;
+  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(vendor, element_size)) group /= 2;
   return group;
 }
 
