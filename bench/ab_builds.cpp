@@ -17,8 +17,9 @@
 //   (a fused projection's B heads of N each a token: rows in runs of B, gaps between)
 //   prints whether the two builds' outputs have the same bits, each build's fastest and median
 //   time of the whole user call sequence (phase 1, phase 2, aclrtSynchronizeStream) and in how
-//   many pairs B was the faster. Every timed call starts with its operands out of the caches
-//   (CacheEvictor; until 2026-12-04's twelfth session, calls ran back to back).
+//   many pairs B was the faster. Calls of 8 MiB or more start with their operands out of the
+//   caches, as the benchmarks' do (CacheEvictor; until 2026-12-04's twelfth session, every call
+//   ran back to back).
 //
 // Each build has its own OpenMP thread team; OMP_WAIT_POLICY=passive (unless set) keeps one team
 // from spinning on the cores while the other works (with spinning teams, an A/A run of one build
@@ -40,15 +41,17 @@
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "common/float_convert.h"
+#include "warm_case.h"
 
 namespace {
 
 using aclhost::FloatToBf16;
 using aclhost::FloatToHalf;
 
-// Reads twice the last-level cache before each timed call, so that every call finds its operands
-// in memory, as the benchmarks' calls do: back to back, calls whose operands fit an L3 (an Intel
-// Xeon VM reports 260 MiB) would read them from there. Clean lines, one float a line.
+// Reads twice the last-level cache before each timed call of kWarmCaseBytes or more, so that the
+// call finds its operands in memory, as the benchmarks' calls do: back to back, calls whose
+// operands fit an L3 (an Intel Xeon VM reports 260 MiB) would read them from there. Clean lines,
+// one float a line.
 class CacheEvictor {
  public:
   CacheEvictor() {
@@ -344,11 +347,13 @@ int main(int argc, char **argv) {
   std::printf("outputs: %s\n", outputs[0] == outputs[1] ? "same bits" : "the bits differ");
   int b_faster = 0;
   CacheEvictor evictor;
+  const size_t element_bytes = dtype == ACL_FLOAT ? 4 : 2;
+  const bool cold = static_cast<double>(rows * cols) * element_bytes * (forward ? 2 : 3) >= aclhost::bench::kWarmCaseBytes;
   for (int pair = 0; pair < pairs; ++pair) {
     double time[2];
     for (int turn = 0; turn < 2; ++turn) {
       const int side = pair % 2 == 0 ? turn : 1 - turn;
-      evictor.Run();
+      if (cold) evictor.Run();
       time[side] = sides[side].Call(&workspace, &workspace_size);
       sides[side].times().push_back(time[side]);
     }

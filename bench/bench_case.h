@@ -15,13 +15,10 @@
 #include "acl/acl.h"
 #include "dtype_codec.h"
 #include "stream_bandwidth.h"
+#include "warm_case.h"
 
 namespace aclhost {
 namespace bench {
-
-// Calls that move less than this (the small calls, whose operands stay in cache) are timed back
-// to back, warm: what bounds them is the call's fixed cost, not memory, so they get no ratio.
-constexpr double kWarmCaseBytes = 8 << 20;
 
 inline double Median(std::vector<double> values) {
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());

@@ -385,6 +385,7 @@ namespace kernels {
 namespace {
 
 constexpr int64_t kRowsPerChunk = 16;
+constexpr int64_t kChunkBytes = 65536;
 
 }  // namespace
 
@@ -409,10 +410,12 @@ void LayerNormForward(const LayerNormArgs &given) {
   WidenNarrow(&args.bias, &args.bias_type, args.cols, reinterpret_cast<float *>(scratch + bias_offset), args.config.isa);
 
   const auto run = ACLHOST_FUNCTION_FOR_ISA(args.config.isa, NormalizeRowsForTarget);
-  const int64_t chunks = (args.rows + kRowsPerChunk - 1) / kRowsPerChunk;
+  const int64_t row_bytes = args.cols * static_cast<int64_t>(ElementSize(args.input_type));
+  const int64_t rows_per_chunk = std::max(kRowsPerChunk, kChunkBytes / std::max<int64_t>(row_bytes, 1));
+  const int64_t chunks = (args.rows + rows_per_chunk - 1) / rows_per_chunk;
   const bool stream_out = StreamsOutput(args.rows * args.cols * static_cast<int64_t>(ElementSize(args.out_type)));
   ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int /*worker*/) {
-    run(args, chunk * kRowsPerChunk, std::min(args.rows, (chunk + 1) * kRowsPerChunk), stream_out);
+    run(args, chunk * rows_per_chunk, std::min(args.rows, (chunk + 1) * rows_per_chunk), stream_out);
   });
 }
 
