@@ -384,6 +384,11 @@ namespace aclhost {
 namespace kernels {
 namespace {
 
+// A thread's share is whole chunks of at least kRowsPerChunk rows and kChunkBytes of input: within
+// a chunk each group's pass 2 fetches the next rows, so short rows in chunks of 16 started every
+// 16th row cold. Two threads, alternating builds, from cold caches: (262144, 128) FLOAT 10.8 ->
+// 9.7 ms (16 of 16 pairs), BF16 7.80 -> 7.26 (15 of 16), FLOAT16 7.38 -> 6.94 (11 of 16); 256
+// KiB no better (6 to 9 of 16 against 64 KiB); (32768, 1024) and (8192, 768) even.
 constexpr int64_t kRowsPerChunk = 16;
 constexpr int64_t kChunkBytes = 65536;
 
