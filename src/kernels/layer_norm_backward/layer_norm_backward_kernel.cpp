@@ -323,6 +323,14 @@ class RowPasses {
   // session of 2026-12-03) keeping them had measured no faster; not measured there since.
   static constexpr int64_t kKeptFloats = 2048;
 
+  // BF16 on targets below AVX-512 (its rounding to BF16 in integer operations) keeps pass 2 row by
+  // row and all of the next rows' fetch in pass 2: AVX2 on the Xeon (ACLNN_HOST_ISA=avx2),
+  // alternating builds from cold caches, measured a group's pass 2 in one sweep slower ((4096,
+  // 4096) 6.44 -> 6.87 ms, 2 of 20 pairs faster; (1024, 32768) 13.4 -> 14.2, 2 of 12), and the
+  // split fetch too ((4096, 4096) 7.11 -> 7.52, 0 of 12; (16384, 5120) 31.6 -> 33.6, 0 of 8),
+  // where FLOAT16 gained by it (4.64 -> 4.01, 12 of 12).
+  static constexpr bool kBf16BelowAvx512 = kData == ElementType::kBFloat16 && HWY_TARGET > HWY_AVX3;
+
   RowPasses(const LayerNormBackwardArgs &args, float *partials)
       : args_(args), weight_partials_(partials), bias_partials_(kColumnSums ? partials + lnb::PartialsStride(args.cols) : nullptr) {}
 
@@ -531,8 +539,9 @@ class RowPasses {
     // by call, every call from cold caches, medians: (4096, 4096) FLOAT 9.18 -> 7.52 ms (16 of 16
     // pairs; L3 warm), FLOAT16 4.85 -> 4.39 (14 of 20), BF16 5.04 -> 4.63 (16 of 20); (16384,
     // 5120) FLOAT 46.4 -> 36.5 (8 of 8; L3 warm), FLOAT16 36.7 -> 33.2 and BF16 22.4 -> 20.7 (9
-    // of 10 each); (1024, 32768) FLOAT 21.8 -> 18.5 (14 of 16; L3 warm).
-    const bool split_fetch = rows.grad_input != nullptr && !keep;
+    // of 10 each); (1024, 32768) FLOAT 21.8 -> 18.5 (14 of 16; L3 warm). Not BF16 below AVX-512
+    // (kBf16BelowAvx512).
+    const bool split_fetch = !kBf16BelowAvx512 && rows.grad_input != nullptr && !keep;
     const lnb::RowBlock *const first_halves = split_fetch ? &next : nullptr;
     if (keep) {
       Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);  // one segment: cols <= kKeptFloats
@@ -549,14 +558,15 @@ class RowPasses {
       row_means[r][0] = SumBlockLanes(sum_g[r]) / static_cast<float>(cols);
       row_means[r][1] = SumBlockLanes(sum_gx[r]) / static_cast<float>(cols);
     }
-    if (!keep) {
+    if (!keep && !kBf16BelowAvx512) {
       GradInput<kRows>(m, rows, 0, cols, row_means, stream, next, nullptr, 0, split_fetch);
       return;
     }
     // Row by row: (64, 256) FLOAT, in cache, took 10.0 us against 8.6 with the rows' kept blocks
     // interleaved (6 of 200 calls faster).
     for (int r = 0; r < kRows; ++r) {
-      GradInput<1>(m + r, rows.Skip(r), 0, cols, row_means + r, stream, next.Skip(r), kept + 2 * r * kept_cols, kept_cols);
+      GradInput<1>(m + r, rows.Skip(r), 0, cols, row_means + r, stream, next.Skip(r), keep ? kept + 2 * r * kept_cols : nullptr,
+                   kept_cols);
     }
   }
 
