@@ -500,7 +500,11 @@ class RowPasses {
       }
       BlockVec w[kCount][kBlockVecs];
       for (int64_t b = 0; b < kCount && kHasWeight; ++b) {
-        full ? LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w[b]) : ReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, c1, w[b]);
+        if (full) {
+          LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w[b]);
+        } else {
+          ReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, c1, w[b]);
+        }
       }
       for (int r = 0; r < kRows; ++r) {
         for (int64_t b = 0; b < kCount; ++b) {
