@@ -181,6 +181,15 @@ HWY_INLINE void FetchForReading(const void *at, bool into_l2) {
   }
 }
 
+// A row fetched half at a time, at half the pace of a pass that is `byte` bytes into rows of
+// row_bytes: the line at byte / 2 of the row's first half (second_half: of its second half), for
+// every second line of the pass. Two passes over rows read from L2 share the next rows' fetch
+// this way, so that memory streams through both.
+HWY_INLINE void FetchHalfRow(const char *row, int64_t row_bytes, int64_t byte, bool second_half, bool into_l2) {
+  if (byte % 128 != 0) return;
+  FetchForReading(row + (second_half ? row_bytes / 2 : 0) + byte / 2, into_l2);
+}
+
 // kBlockLanes elements of type T from base + index, as float32, in kBlockLanes / Lanes vectors.
 template <ElementType T>
 HWY_INLINE void LoadBlock(const void *base, int64_t index, BlockVec *out) {

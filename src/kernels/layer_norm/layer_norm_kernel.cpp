@@ -183,12 +183,11 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
   // 7.27 (14 of 16), BF16 7.85 -> 7.31 (12 of 16); (32768, 1024) FLOAT 9 of 12; (8192, 768) even.
   constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kInput));
   const bool into_l2 = ln::FetchesNextRowsIntoL2(cols * kSize, ElementSize(kInput));
-  auto fetch_half = [&](int64_t n, int64_t first_byte) HWY_ATTR __attribute__((always_inline)) {
-    if (n * kSize % 128 != 0) return;
-    for (int r = 0; r < kRows; ++r) FetchForReading(next_rows + r * row_step + first_byte + n * kSize / 2, true);
+  auto fetch_half = [&](int64_t n, bool second_half) HWY_ATTR __attribute__((always_inline)) {
+    for (int r = 0; r < kRows; ++r) FetchHalfRow(next_rows + r * row_step, cols * kSize, n * kSize, second_half, true);
   };
   auto fetch_in_pass_1 = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
-    if (into_l2) fetch_half(n, 0);
+    if (into_l2) fetch_half(n, false);
   };
   SumRowBlocks<kInput, kRows>(cols, rows, row_step, deviation, fetch_in_pass_1, sums);
   for (int r = 0; r < kRows; ++r) {
@@ -207,7 +206,7 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
   };
   auto fetch_in_pass_2 = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
     if (into_l2) {
-      fetch_half(n, cols * kSize / 2);
+      fetch_half(n, true);
       return;
     }
     for (int r = 0; r < kRows; ++r) FetchForReading(next_rows + r * row_step + n * kSize, false);

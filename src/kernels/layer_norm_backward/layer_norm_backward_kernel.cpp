@@ -402,12 +402,9 @@ class RowPasses {
         }
       }
       if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
-      if (first_halves != nullptr && full && n * kSize % 128 == 0) {
-        const int64_t byte = n * kSize / 2;
-        for (int r = 0; r < kRows; ++r) {
-          FetchForReading(fetch_go[r] + byte, into_l2);
-          FetchForReading(fetch_x[r] + byte, into_l2);
-        }
+      for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) {
+        FetchHalfRow(fetch_go[r], args_.cols * kSize, n * kSize, false, into_l2);
+        FetchHalfRow(fetch_x[r], args_.cols * kSize, n * kSize, false, into_l2);
       }
       for (int r = 0; r < kRows; ++r) {
         ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
@@ -469,10 +466,12 @@ class RowPasses {
         WriteBlock<kData>(out, grad_input_row[r], n, c1);
         return;
       }
-      if (fetch && (!fetch_second_halves || n * kSize % 128 == 0)) {
-        const int64_t byte = fetch_second_halves ? args_.cols * kSize / 2 + n * kSize / 2 : n * kSize;
-        FetchForReading(next_go[r] + byte, into_l2);
-        FetchForReading(next_x[r] + byte, into_l2);
+      if (fetch && fetch_second_halves) {
+        FetchHalfRow(next_go[r], args_.cols * kSize, n * kSize, true, into_l2);
+        FetchHalfRow(next_x[r], args_.cols * kSize, n * kSize, true, into_l2);
+      } else if (fetch) {
+        FetchForReading(next_go[r] + n * kSize, into_l2);
+        FetchForReading(next_x[r] + n * kSize, into_l2);
       }
       if (stream_row[r]) {
         StoreBlock<kData, true>(out, grad_input_row[r], n);
