@@ -238,6 +238,11 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   const int64_t whole_cols = cols / kBlockLanes * kBlockLanes;
   const BlockVec mean_vec = hn::Set(d, stats.mean), mean_rest_vec = hn::Set(d, stats.mean_rest);
   const BlockVec rstd_vec = hn::Set(d, stats.rstd);
+  // Locals, not args' members: out_row's stores could alias args, whose pointers GCC then reloaded
+  // every block. Kernel alone (kernel_bench, one thread, L2), 5 alternating runs: (256, 768)
+  // FLOAT16 0.260 -> 0.244 ns per element (medians; 5 of 5 runs faster), BF16 0.301 -> 0.292 (5
+  // of 5); whole calls (8192, 768) even (memory-bound).
+  const float *const weight = static_cast<const float *>(args.weight), *const bias = static_cast<const float *>(args.bias);
   BlockVec x[vecs], w[vecs], b[vecs];
   // For a block whose x is loaded and whose weight and bias are in w and b.
   auto normalize = [&]() HWY_ATTR __attribute__((always_inline)) {
@@ -253,8 +258,8 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   auto whole_blocks = [&](auto stream) HWY_ATTR __attribute__((always_inline)) {
     for (int64_t n = 0; n < whole_cols; n += kBlockLanes) {
       kCentred ? LoadBlock<ElementType::kFloat32>(centred, n, x) : LoadBlock<kInput>(row, n, x);
-      if (kHasWeight) LoadBlock<ElementType::kFloat32>(args.weight, n, w);
-      if (kHasBias) LoadBlock<ElementType::kFloat32>(args.bias, n, b);
+      if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n, w);
+      if (kHasBias) LoadBlock<ElementType::kFloat32>(bias, n, b);
       normalize();
       StoreBlock<kOut, decltype(stream)::value>(x, out_row, n);
     }
@@ -266,8 +271,8 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
   }
   if (whole_cols < cols) {
     kCentred ? LoadBlock<ElementType::kFloat32>(centred, whole_cols, x) : ReadBlock<kInput>(row, whole_cols, cols, x);
-    if (kHasWeight) ReadBlock<ElementType::kFloat32>(args.weight, whole_cols, cols, w);
-    if (kHasBias) ReadBlock<ElementType::kFloat32>(args.bias, whole_cols, cols, b);
+    if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, whole_cols, cols, w);
+    if (kHasBias) ReadBlock<ElementType::kFloat32>(bias, whole_cols, cols, b);
     normalize();
     WriteBlock<kOut>(x, out_row, whole_cols, cols);
   }
