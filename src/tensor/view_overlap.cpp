@@ -103,16 +103,6 @@ ByteLattice ToBytes(const TensorView &view) {
   return lattice;
 }
 
-// [first byte, one past the last byte) of a non-empty view, without building its lattice: the
-// common case (views in separate buffers) is settled by this alone, allocation-free.
-std::pair<Wide, Wide> ByteExtent(const TensorView &view) {
-  const Wide element_size = std::max<Wide>(1, static_cast<Wide>(aclDataTypeSize(view.dtype)));
-  const Wide start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.FirstElement()));
-  Wide end = start + element_size;
-  for (size_t d = 0; d < view.dims.size(); ++d) end += static_cast<Wide>(view.dims[d] - 1) * view.strides[d] * element_size;
-  return {start, end};
-}
-
 ViewOverlap FromSolution(Solution solution) {
   switch (solution) {
     case Solution::kFound: return ViewOverlap::kShared;
@@ -124,11 +114,26 @@ ViewOverlap FromSolution(Solution solution) {
 
 }  // namespace
 
+// Without building the view's lattice: the common case (views in separate buffers) is settled by
+// the spans alone, allocation-free.
+ByteSpan ViewByteSpan(const TensorView &view) {
+  ByteSpan span;
+  if (view.NumElements() == 0) return span;
+  const Wide element_size = std::max<Wide>(1, static_cast<Wide>(aclDataTypeSize(view.dtype)));
+  span.start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.FirstElement()));
+  span.end = span.start + element_size;
+  for (size_t d = 0; d < view.dims.size(); ++d) span.end += static_cast<Wide>(view.dims[d] - 1) * view.strides[d] * element_size;
+  span.empty = false;
+  return span;
+}
+
 ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b) {
-  if (a.NumElements() == 0 || b.NumElements() == 0) return ViewOverlap::kDisjoint;
-  const auto [a_start, a_end] = ByteExtent(a);
-  const auto [b_start, b_end] = ByteExtent(b);
-  if (a_end <= b_start || b_end <= a_start) return ViewOverlap::kDisjoint;
+  return CompareViewMemory(a, ViewByteSpan(a), b, ViewByteSpan(b));
+}
+
+ViewOverlap CompareViewMemory(const TensorView &a, const ByteSpan &a_span, const TensorView &b, const ByteSpan &b_span) {
+  if (a_span.empty || b_span.empty) return ViewOverlap::kDisjoint;
+  if (a_span.end <= b_span.start || b_span.end <= a_span.start) return ViewOverlap::kDisjoint;
   const ByteLattice x = ToBytes(a);
   const ByteLattice y = ToBytes(b);
   if (x.start == y.start && x.element_size == y.element_size && x.dims == y.dims) return ViewOverlap::kIdentical;

@@ -17,6 +17,20 @@ enum class ViewOverlap {
 
 ACLHOST_EXPORT ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b);
 
+// The bytes a view's elements reach, [start, end), and whether it has none (an empty view).
+// Byte arithmetic on views can exceed int64 (an address plus a reach), hence 128 bits.
+struct ByteSpan {
+  __int128 start = 0, end = 0;
+  bool empty = true;
+};
+ACLHOST_EXPORT ByteSpan ViewByteSpan(const TensorView &view);
+
+// CompareViewMemory for views whose spans (ViewByteSpan) the caller took once: an operator
+// compares each output with every other operand, and views in separate buffers, the common case,
+// are then settled by their spans alone.
+ACLHOST_EXPORT ViewOverlap CompareViewMemory(const TensorView &a, const ByteSpan &a_span, const TensorView &b,
+                                             const ByteSpan &b_span);
+
 // kShared when two distinct indices of the view reach a common byte (a zero stride over a dim
 // larger than 1, or strides that interleave), kDisjoint when none do, kUnknown past the limit.
 ACLHOST_EXPORT ViewOverlap CompareViewWithItself(const TensorView &view);

@@ -62,6 +62,22 @@ TEST(ViewOverlap, MatchesBruteForceOnRandomSmallViews) {
   EXPECT_GT(self_shared, 1000);
 }
 
+// The bytes from a view's first element to one past its last, which the operators take once per
+// operand and compare pairwise before any lattice is built.
+TEST(ViewOverlap, ByteSpanReachesFromTheFirstToPastTheLastByte) {
+  const TensorView strided = View(ACL_FLOAT16, {3, 4}, {10, 2}, 5);  // elements 5 .. 5 + 20 + 6
+  const ByteSpan span = ViewByteSpan(strided);
+  const __int128 base = static_cast<__int128>(reinterpret_cast<intptr_t>(strided.data));
+  EXPECT_FALSE(span.empty);
+  EXPECT_TRUE(span.start == base + 2 * 5);
+  EXPECT_TRUE(span.end == base + 2 * (5 + 2 * 10 + 3 * 2 + 1));
+  EXPECT_TRUE(ViewByteSpan(View(ACL_FLOAT, {4, 0}, {1, 1}, 0)).empty);
+  // Spans that meet leave the answer to the lattices; the two forms agree.
+  const TensorView other = View(ACL_FLOAT16, {3, 4}, {10, 2}, 6);
+  EXPECT_EQ(CompareViewMemory(strided, span, other, ViewByteSpan(other)), ViewOverlap::kDisjoint);
+  EXPECT_EQ(CompareViewMemory(strided, other), ViewOverlap::kDisjoint);
+}
+
 TEST(ViewOverlap, ColumnHalvesOfOneBufferAreDisjoint) {
   const int64_t rows = 8192, cols = 4096;
   const TensorView left = View(ACL_FLOAT, {rows, cols}, {2 * cols, 1}, 0);

@@ -14,9 +14,20 @@
 namespace aclhost {
 namespace {
 
-// earlier_outputs: the earlier_count outputs before this one.
-aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const NamedTensor *earlier_outputs, size_t earlier_count,
-                           const NamedTensors &inputs, bool in_place_allowed) {
+// Each operand's ByteSpan, taken once for all the pairs it is compared in (absent operands: empty).
+struct Spans {
+  explicit Spans(const NamedTensors &operands) {
+    for (size_t k = 0; k < operands.size(); ++k) {
+      if (operands[k].tensor != nullptr) spans[k] = ViewByteSpan(operands[k].tensor->view);
+    }
+  }
+  ByteSpan spans[NamedTensors::kCapacity];
+};
+
+// Output k of outputs, against the outputs before it and every input.
+aclnnStatus CheckOneOutput(const char *api, const NamedTensors &outputs, const Spans &output_spans, size_t k,
+                           const NamedTensors &inputs, const Spans &input_spans, bool in_place_allowed) {
+  const NamedTensor &output = outputs[k];
   const TensorView &view = output.tensor->view;
   const ViewOverlap self = CompareViewWithItself(view);
   if (self != ViewOverlap::kDisjoint) {
@@ -26,8 +37,8 @@ aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const Nam
                             output.name, self == ViewOverlap::kUnknown ? "possibly the same" : "the same",
                             DimsToString(view.strides).c_str());
   }
-  auto check_pair = [&](const NamedTensor &other, bool identical_allowed) {
-    const ViewOverlap overlap = CompareViewMemory(view, other.tensor->view);
+  auto check_pair = [&](const NamedTensor &other, const ByteSpan &other_span, bool identical_allowed) {
+    const ViewOverlap overlap = CompareViewMemory(view, output_spans.spans[k], other.tensor->view, other_span);
     if (overlap == ViewOverlap::kDisjoint || (overlap == ViewOverlap::kIdentical && identical_allowed)) {
       return ACLNN_SUCCESS;
     }
@@ -35,13 +46,14 @@ aclnnStatus CheckOneOutput(const char *api, const NamedTensor &output, const Nam
                             output.name, overlap == ViewOverlap::kUnknown ? "cannot be proven not to share" : "shares",
                             other.name);
   };
-  for (size_t k = 0; k < earlier_count; ++k) {
-    const aclnnStatus status = check_pair(earlier_outputs[k], false);
+  for (size_t earlier = 0; earlier < k; ++earlier) {
+    const aclnnStatus status = check_pair(outputs[earlier], output_spans.spans[earlier], false);
     if (status != ACLNN_SUCCESS) return status;
   }
-  for (const NamedTensor &input : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NamedTensor &input = inputs[i];
     if (input.tensor == nullptr) continue;
-    const aclnnStatus status = check_pair(input, in_place_allowed && input.in_place_source);
+    const aclnnStatus status = check_pair(input, input_spans.spans[i], in_place_allowed && input.in_place_source);
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;
@@ -84,8 +96,9 @@ void NamedTensors::push_back(const NamedTensor &item) {
 
 aclnnStatus CheckOutputMemory(const char *api, const NamedTensors &outputs, const NamedTensors &inputs,
                               const aclTensor *in_place_output) {
+  const Spans output_spans(outputs), input_spans(inputs);
   for (size_t k = 0; k < outputs.size(); ++k) {
-    const aclnnStatus status = CheckOneOutput(api, outputs[k], outputs.begin(), k, inputs, outputs[k].tensor == in_place_output);
+    const aclnnStatus status = CheckOneOutput(api, outputs, output_spans, k, inputs, input_spans, outputs[k].tensor == in_place_output);
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;
