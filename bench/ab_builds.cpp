@@ -347,8 +347,8 @@ int main(int argc, char **argv) {
   std::printf("outputs: %s\n", outputs[0] == outputs[1] ? "same bits" : "the bits differ");
   int b_faster = 0;
   CacheEvictor evictor;
-  const size_t element_bytes = dtype == ACL_FLOAT ? 4 : 2;
-  const bool cold = static_cast<double>(rows * cols) * element_bytes * (forward ? 2 : 3) >= aclhost::bench::kWarmCaseBytes;
+  const double element_bytes = dtype == ACL_FLOAT ? 4.0 : 2.0;
+  const bool cold = aclhost::bench::EffectiveBytes(static_cast<double>(rows * cols), element_bytes, forward) >= aclhost::bench::kWarmCaseBytes;
   for (int pair = 0; pair < pairs; ++pair) {
     double time[2];
     for (int turn = 0; turn < 2; ++turn) {

@@ -59,7 +59,7 @@ class Fixture {
     const bool mask[3] = {true, true, true};
     mask_ = aclCreateBoolArray(mask, 3);
     aclrtCreateStream(&stream_);
-    effective_bytes_ = static_cast<double>(elements) * 3.0 * static_cast<double>(aclDataTypeSize(problem.dtype));
+    effective_bytes_ = aclhost::bench::EffectiveBytes(static_cast<double>(elements), static_cast<double>(aclDataTypeSize(problem.dtype)), false);
   }
 
   ~Fixture() {

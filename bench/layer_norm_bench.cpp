@@ -54,7 +54,7 @@ class Fixture {
     rstd_ = tensors_.Make(stats, ACL_FLOAT, Layout::kContiguous, std::vector<double>(static_cast<size_t>(rows), 0.0));
     norm_ = aclCreateIntArray(&cols, 1);
     aclrtCreateStream(&stream_);
-    effective_bytes_ = 2.0 * static_cast<double>(elements) * static_cast<double>(aclDataTypeSize(problem.dtype));
+    effective_bytes_ = aclhost::bench::EffectiveBytes(static_cast<double>(elements), static_cast<double>(aclDataTypeSize(problem.dtype)), true);
   }
 
   ~Fixture() {

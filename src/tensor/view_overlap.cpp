@@ -123,7 +123,6 @@ ByteSpan ViewByteSpan(const TensorView &view) {
   span.start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.FirstElement()));
   span.end = span.start + element_size;
   for (size_t d = 0; d < view.dims.size(); ++d) span.end += static_cast<Wide>(view.dims[d] - 1) * view.strides[d] * element_size;
-  span.empty = false;
   return span;
 }
 
@@ -132,7 +131,7 @@ ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b) {
 }
 
 ViewOverlap CompareViewMemory(const TensorView &a, const ByteSpan &a_span, const TensorView &b, const ByteSpan &b_span) {
-  if (a_span.empty || b_span.empty) return ViewOverlap::kDisjoint;
+  if (a_span.Empty() || b_span.Empty()) return ViewOverlap::kDisjoint;
   if (a_span.end <= b_span.start || b_span.end <= a_span.start) return ViewOverlap::kDisjoint;
   const ByteLattice x = ToBytes(a);
   const ByteLattice y = ToBytes(b);

@@ -17,11 +17,12 @@ enum class ViewOverlap {
 
 ACLHOST_EXPORT ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b);
 
-// The bytes a view's elements reach, [start, end), and whether it has none (an empty view).
-// Byte arithmetic on views can exceed int64 (an address plus a reach), hence 128 bits.
+// The bytes a view's elements reach, [start, end): none (start == end) for an empty view, at least
+// one element's for any other. Byte arithmetic on views can exceed int64 (an address plus a
+// reach), hence 128 bits.
 struct ByteSpan {
   __int128 start = 0, end = 0;
-  bool empty = true;
+  bool Empty() const { return start == end; }
 };
 ACLHOST_EXPORT ByteSpan ViewByteSpan(const TensorView &view);
 

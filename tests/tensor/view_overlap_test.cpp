@@ -68,10 +68,10 @@ TEST(ViewOverlap, ByteSpanReachesFromTheFirstToPastTheLastByte) {
   const TensorView strided = View(ACL_FLOAT16, {3, 4}, {10, 2}, 5);  // elements 5 .. 5 + 20 + 6
   const ByteSpan span = ViewByteSpan(strided);
   const __int128 base = static_cast<__int128>(reinterpret_cast<intptr_t>(strided.data));
-  EXPECT_FALSE(span.empty);
+  EXPECT_FALSE(span.Empty());
   EXPECT_TRUE(span.start == base + 2 * 5);
   EXPECT_TRUE(span.end == base + 2 * (5 + 2 * 10 + 3 * 2 + 1));
-  EXPECT_TRUE(ViewByteSpan(View(ACL_FLOAT, {4, 0}, {1, 1}, 0)).empty);
+  EXPECT_TRUE(ViewByteSpan(View(ACL_FLOAT, {4, 0}, {1, 1}, 0)).Empty());
   // Spans that meet leave the answer to the lattices; the two forms agree.
   const TensorView other = View(ACL_FLOAT16, {3, 4}, {10, 2}, 6);
   EXPECT_EQ(CompareViewMemory(strided, span, other, ViewByteSpan(other)), ViewOverlap::kDisjoint);

@@ -15,13 +15,17 @@ namespace aclhost {
 namespace {
 
 // Each operand's ByteSpan, taken once for all the pairs it is compared in (absent operands: empty).
-struct Spans {
+class Spans {
+ public:
   explicit Spans(const NamedTensors &operands) {
     for (size_t k = 0; k < operands.size(); ++k) {
-      if (operands[k].tensor != nullptr) spans[k] = ViewByteSpan(operands[k].tensor->view);
+      if (operands[k].tensor != nullptr) spans_[k] = ViewByteSpan(operands[k].tensor->view);
     }
   }
-  ByteSpan spans[NamedTensors::kCapacity];
+  const ByteSpan &operator[](size_t k) const { return spans_[k]; }
+
+ private:
+  ByteSpan spans_[NamedTensors::kCapacity];
 };
 
 // Output k of outputs, against the outputs before it and every input.
@@ -38,7 +42,7 @@ aclnnStatus CheckOneOutput(const char *api, const NamedTensors &outputs, const S
                             DimsToString(view.strides).c_str());
   }
   auto check_pair = [&](const NamedTensor &other, const ByteSpan &other_span, bool identical_allowed) {
-    const ViewOverlap overlap = CompareViewMemory(view, output_spans.spans[k], other.tensor->view, other_span);
+    const ViewOverlap overlap = CompareViewMemory(view, output_spans[k], other.tensor->view, other_span);
     if (overlap == ViewOverlap::kDisjoint || (overlap == ViewOverlap::kIdentical && identical_allowed)) {
       return ACLNN_SUCCESS;
     }
@@ -47,13 +51,13 @@ aclnnStatus CheckOneOutput(const char *api, const NamedTensors &outputs, const S
                             other.name);
   };
   for (size_t earlier = 0; earlier < k; ++earlier) {
-    const aclnnStatus status = check_pair(outputs[earlier], output_spans.spans[earlier], false);
+    const aclnnStatus status = check_pair(outputs[earlier], output_spans[earlier], false);
     if (status != ACLNN_SUCCESS) return status;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const NamedTensor &input = inputs[i];
     if (input.tensor == nullptr) continue;
-    const aclnnStatus status = check_pair(input, input_spans.spans[i], in_place_allowed && input.in_place_source);
+    const aclnnStatus status = check_pair(input, input_spans[i], in_place_allowed && input.in_place_source);
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;
