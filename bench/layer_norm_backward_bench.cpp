@@ -15,6 +15,7 @@
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "kernels/common/kernel_config.h"
 #include "bench_case.h"
+#include "column_runs_floor.h"
 #include "stream_bandwidth.h"
 
 namespace {
@@ -117,6 +118,23 @@ void Register(const Problem &problem) {
   benchmark::RegisterBenchmark(Name(problem).c_str(), RunProblem, problem)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
+// The memory floor of the transposed case of (rows, cols): its operands' bytes moved without
+// arithmetic, in one dense pass and in two passes over column runs (bench/column_runs_floor.h),
+// in blocks of 1,024 rows (the operator's columns path on Intel CPUs).
+void RegisterFloor(int64_t rows, int64_t cols, aclDataType dtype) {
+  const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);
+  for (const bool two_pass : {false, true}) {
+    const std::string name = "MemoryFloor/" + shape + (two_pass ? "/two_pass_columns" : "/dense");
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
+      aclhost::bench::FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
+      aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::TriadPass, g_threads, operands.effective_bytes(), [&] {
+        two_pass ? operands.TwoPassColumns(g_threads, 1024) : operands.DensePass(g_threads);
+        return true;
+      });
+    })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -141,6 +159,8 @@ int main(int argc, char **argv) {
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kPaddedRows});
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kTransposed});
   Register({{4096, 4096}, 1, ACL_BF16, Layout::kTransposed});
+  RegisterFloor(8192, 768, ACL_FLOAT);
+  RegisterFloor(4096, 4096, ACL_BF16);
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});

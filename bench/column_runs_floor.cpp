@@ -1,0 +1,139 @@
+#include "column_runs_floor.h"
+
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "acl/acl.h"
+#include "warm_case.h"
+
+namespace aclhost {
+namespace bench {
+namespace {
+
+constexpr int64_t kLine = 64;
+
+void *AllocateTouched(size_t bytes, unsigned char fill) {
+  void *memory = nullptr;
+  if (aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) throw std::bad_alloc();
+  std::memset(memory, fill, bytes);
+  return memory;
+}
+
+// The XOR of `bytes` (a multiple of 64) of a and b, 16 bytes at a time: a read the compiler keeps.
+uint64_t ReadBoth(const char *a, const char *b, int64_t bytes) {
+#if defined(__SSE2__)
+  __m128i sum = _mm_setzero_si128();
+  for (int64_t at = 0; at < bytes; at += 16) {
+    const __m128i x = _mm_load_si128(reinterpret_cast<const __m128i *>(a + at));
+    const __m128i y = _mm_load_si128(reinterpret_cast<const __m128i *>(b + at));
+    sum = _mm_xor_si128(sum, _mm_xor_si128(x, y));
+  }
+  return static_cast<uint64_t>(_mm_cvtsi128_si64(sum));
+#else
+  uint64_t sum = 0;
+  for (int64_t at = 0; at < bytes; at += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + at, 8);
+    std::memcpy(&y, b + at, 8);
+    sum ^= x ^ y;
+  }
+  return sum;
+#endif
+}
+
+// out = a XOR b over `bytes` (a multiple of 64), with streaming stores where the CPU has them.
+void WriteFromBoth(const char *a, const char *b, char *out, int64_t bytes) {
+#if defined(__SSE2__)
+  for (int64_t at = 0; at < bytes; at += 16) {
+    const __m128i x = _mm_load_si128(reinterpret_cast<const __m128i *>(a + at));
+    const __m128i y = _mm_load_si128(reinterpret_cast<const __m128i *>(b + at));
+    _mm_stream_si128(reinterpret_cast<__m128i *>(out + at), _mm_xor_si128(x, y));
+  }
+#else
+  for (int64_t at = 0; at < bytes; ++at) out[at] = static_cast<char>(a[at] ^ b[at]);
+#endif
+}
+
+void FetchIntoL2(const char *at, int64_t bytes) {
+  for (int64_t byte = 0; byte < bytes; byte += kLine) __builtin_prefetch(at + byte, 0, 2);
+}
+
+void FinishStreaming() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace
+
+FloorOperands::FloorOperands(int64_t rows, int64_t cols, size_t element_size)
+    : rows_(rows), cols_(cols), element_size_(element_size) {
+  if (rows * static_cast<int64_t>(element_size) % kLine != 0) throw std::invalid_argument("rows must fill whole 64-byte lines");
+  const size_t bytes = static_cast<size_t>(rows * cols) * element_size;
+  grad_out_ = AllocateTouched(bytes, 0x3c);
+  input_ = AllocateTouched(bytes, 0x5a);
+  grad_input_ = AllocateTouched(bytes, 0);
+}
+
+FloorOperands::~FloorOperands() {
+  for (void *memory : {grad_out_, input_, grad_input_}) aclrtFree(memory);
+}
+
+double FloorOperands::effective_bytes() const {
+  return EffectiveBytes(static_cast<double>(rows_ * cols_), static_cast<double>(element_size_), false);
+}
+
+void FloorOperands::DensePass(int threads) {
+  const int64_t lines = rows_ * cols_ * static_cast<int64_t>(element_size_) / kLine;
+  const char *const go = static_cast<const char *>(grad_out_), *const x = static_cast<const char *>(input_);
+  char *const gi = static_cast<char *>(grad_input_);
+  constexpr int64_t kLinesATask = 1024;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t first = 0; first < lines; first += kLinesATask) {
+    const int64_t at = first * kLine, bytes = std::min(kLinesATask, lines - first) * kLine;
+    WriteFromBoth(go + at, x + at, gi + at, bytes);
+  }
+  FinishStreaming();
+}
+
+void FloorOperands::TwoPassColumns(int threads, int64_t block_rows) {
+  const int64_t size = static_cast<int64_t>(element_size_), column_bytes = rows_ * size;
+  if (block_rows * size % kLine != 0) throw std::invalid_argument("blocks must fill whole 64-byte lines");
+  const char *const go = static_cast<const char *>(grad_out_), *const x = static_cast<const char *>(input_);
+  char *const gi = static_cast<char *>(grad_input_);
+  const int64_t blocks = (rows_ + block_rows - 1) / block_rows;
+  constexpr int64_t kFetchColumnsAhead = 2;
+  uint64_t checksum = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(^ : checksum)
+  for (int64_t block = 0; block < blocks; ++block) {
+    const int64_t first = block * block_rows * size, run_bytes = std::min(block_rows * size, column_bytes - first);
+    auto fetch_ahead = [&](int64_t n) {
+      if (n + kFetchColumnsAhead >= cols_) return;
+      const int64_t at = (n + kFetchColumnsAhead) * column_bytes + first;
+      FetchIntoL2(go + at, run_bytes);
+      FetchIntoL2(x + at, run_bytes);
+    };
+    for (int64_t n = 0; n < cols_; ++n) {
+      fetch_ahead(n);
+      checksum ^= ReadBoth(go + n * column_bytes + first, x + n * column_bytes + first, run_bytes);
+    }
+    for (int64_t n = 0; n < cols_; ++n) {
+      fetch_ahead(n);
+      const int64_t at = n * column_bytes + first;
+      WriteFromBoth(go + at, x + at, gi + at, run_bytes);
+    }
+  }
+  FinishStreaming();
+  benchmark::DoNotOptimize(checksum);
+}
+
+}  // namespace bench
+}  // namespace aclhost

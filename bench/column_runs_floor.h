@@ -1,0 +1,43 @@
+// The memory traffic of a LayerNorm backward without its arithmetic, for the transposed views'
+// ratio to their dense case: what any design that reads a block of rows twice (once for the row
+// sums, once for gradInput) must pay when the rows lie in columns ([cols][rows] memory, a row's
+// elements a column apart), against one pass over the same bytes in memory order.
+// docs/PERFORMANCE.md reads the two against each other and against the operator's transposed and
+// dense cases of the same run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aclhost {
+namespace bench {
+
+// Three [cols][rows] arrays of element_size-byte elements (gradOut, input, gradInput), from
+// aclrtMalloc as the operator benchmark's operands are (huge pages where the system gives them),
+// touched once. rows * element_size must be a multiple of 64 bytes.
+class FloorOperands {
+ public:
+  FloorOperands(int64_t rows, int64_t cols, size_t element_size);
+  FloorOperands(const FloorOperands &) = delete;
+  FloorOperands &operator=(const FloorOperands &) = delete;
+  ~FloorOperands();
+
+  // One pass in memory order: gradInput's words from gradOut's and input's, streaming stores.
+  void DensePass(int threads);
+  // Blocks of block_rows rows (a multiple of 64 bytes of them), a thread's at a time: every
+  // column's run of the block read from gradOut and input (pass 1), then read again and
+  // gradInput's run written with streaming stores (pass 2); each pass fetches the runs two columns
+  // on into L2 meanwhile, as the operator's columns path does in its pass 2.
+  void TwoPassColumns(int threads, int64_t block_rows);
+
+  // The operator's effective bytes for the same operands (bench/warm_case.h).
+  double effective_bytes() const;
+
+ private:
+  int64_t rows_, cols_;
+  size_t element_size_;
+  void *grad_out_ = nullptr, *input_ = nullptr, *grad_input_ = nullptr;
+};
+
+}  // namespace bench
+}  // namespace aclhost
