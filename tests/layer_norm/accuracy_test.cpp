@@ -470,8 +470,8 @@ TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
 TEST_F(ForwardTest, SameBitsForEveryIsaAndThreadCount) {
   // 517 columns: one set of lane sums; 790 (49 whole blocks and a part) and 4099: two (kPairedSumCols).
   // Rows taken 4 at a time for their statistics: FLOAT rows of 100 and BF16 rows of 200 columns,
-  // 1031 rows (a last chunk of 7: a group and 3 rows alone). 16-bit rows of 517, 790 and 1500
-  // columns are widened to float32 once (kWidenedCols), those of 200 and 4099 in every pass.
+  // 1031 rows (a last chunk of 7: a group and 3 rows alone). 16-bit rows of 200 (in groups), 517,
+  // 790 and 1500 columns are widened to float32 once (kWidenedCols), those of 4099 in every pass.
   struct Shape {
     std::vector<int64_t> dims;
     aclDataType input;

@@ -302,14 +302,20 @@ bool GroupsRows(int64_t row_bytes) {
 static_assert(kGroupBytes / (kGroupRows * 2) < kPairedSumCols && kFloatGroupBytes / (kGroupRows * 4) < kPairedSumCols,
               "grouped rows are never paired");
 
-// 16-bit rows too long to be grouped and of up to this many columns are converted to float32 once,
-// in pass 1, rather than in each of the three passes (ComputeStatistics' kWidened), and pass 3
-// reads x - mean as pass 2 left it: 13 instead of 19 vector operations a block on AVX-512, for the
-// same bits. Intel Xeon (Emerald Rapids), two threads, alternating builds call by call: (8192, 768)
-// FLOAT16 1.08 -> 0.90 ms medians (20 of 20 pairs), BF16 1.17 -> 1.03 (17 of 20); (32768, 1024)
-// FLOAT16 4.93 -> 4.28 (19 of 20), BF16 6.75 -> 5.90 (18 of 20). Rows of 4096 columns were slower
-// widened (FLOAT16 (4096, 4096) 2 of 20 pairs faster: the float32 row, weight and bias outgrow
-// L1), grouped rows of 128 no faster ((262144, 128) 8 and 6 of 20).
+// 16-bit rows whose group (or the row alone, when not grouped) holds up to this many columns are
+// converted to float32 once, in pass 1, rather than in each of the three passes
+// (ComputeStatistics' kWidened), and pass 3 reads x - mean as pass 2 left it: 13 instead of 19
+// vector operations a block on AVX-512, for the same bits. Intel Xeon (Emerald Rapids), two
+// threads, alternating builds call by call: (8192, 768) FLOAT16 1.08 -> 0.90 ms medians (20 of 20
+// pairs), BF16 1.17 -> 1.03 (17 of 20); (32768, 1024) FLOAT16 4.93 -> 4.28 (19 of 20), BF16 6.75
+// -> 5.90 (18 of 20). Rows of 4096 columns were slower widened (FLOAT16 (4096, 4096) 2 of 20 pairs
+// faster: the float32 row, weight and bias outgrow L1). Grouped rows, measured no faster in the
+// eleventh session of 2026-12-04 ((262144, 128) 8 and 6 of 20), gained in the fourteenth (after
+// the thirteenth's change to pass 3; the cause not isolated): (262144, 128) FLOAT16 7.96 -> 7.29 ms
+// (19 of 20), BF16 8.13 -> 7.13 and 7.89 -> 7.36 (17 and 16 of 20); (131072, 256) BF16 6.84 ->
+// 6.02 (13 of 16), FLOAT16 7.36 -> 6.76 (14 of 16); (524288, 64) BF16 15.2 -> 12.1 (13 of 16);
+// in cache (4096, 128) FLOAT16 226 -> 213 us (259 of 400), (64, 256) BF16 9.7 -> 8.7 (1,966 of
+// 2,000).
 constexpr int64_t kWidenedCols = 2048;
 
 // Rows [row_begin, row_end); weight and bias, when given, are float32.
@@ -350,7 +356,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       for (; m < end; ++m) run(m, std::integral_constant<int, 1>(), widened_tag);
     };
     if constexpr (kInput != ElementType::kFloat32) {
-      if (!GroupsRows<kInput>(row_bytes) && args.cols <= kWidenedCols) {
+      if ((GroupsRows<kInput>(row_bytes) ? kGroupRows : 1) * widened_cols <= kWidenedCols) {
         run_all(std::true_type());
         continue;
       }
