@@ -281,7 +281,8 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
 }
 
 // Rows taken together for their statistics: 4 short rows, whose dependency chains (and, 16-bit,
-// conversions) are most of their time, where the 4 take at most 4 KiB (16-bit) or 2 KiB (FLOAT).
+// conversions, now done once: kWidenedCols) are most of their time, where the 4 take at most 4
+// KiB (16-bit) or 2 KiB (FLOAT).
 // Measured on one thread, best of 7: (16384, 128) FLOAT16 0.99 -> 0.70 ms, BF16 1.30 -> 0.92 ms,
 // (8192, 512) BF16 1.80 -> 1.62 ms; 512 FLOAT columns (8 KiB) 1.14 -> 1.39 ms. FLOAT rows of 128
 // columns and fewer (eighth session of 2026-12-03; the third measured them slower, before the
@@ -317,6 +318,8 @@ static_assert(kGroupBytes / (kGroupRows * 2) < kPairedSumCols && kFloatGroupByte
 // in cache (4096, 128) FLOAT16 226 -> 213 us (259 of 400), (64, 256) BF16 9.7 -> 8.7 (1,966 of
 // 2,000).
 constexpr int64_t kWidenedCols = 2048;
+static_assert(kGroupBytes / 2 <= kWidenedCols && kGroupBytes / (2 * kGroupRows) % kBlockLanes == 0,
+              "a group of 16-bit rows, padded to whole blocks, fits the widened buffer");
 
 // Rows [row_begin, row_end); weight and bias, when given, are float32.
 // stream_out: write output rows with non-temporal stores (see NormalizeRow).
@@ -350,13 +353,16 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     };
     auto run_all = [&](auto widened_tag) HWY_ATTR __attribute__((always_inline)) {
       int64_t m = begin;
-      if (GroupsRows<kInput>(row_bytes)) {
-        for (; m + kGroupRows <= end; m += kGroupRows) run(m, std::integral_constant<int, kGroupRows>(), widened_tag);
+      // 16-bit groups are always widened (the static_assert above).
+      if constexpr (kInput == ElementType::kFloat32 || decltype(widened_tag)::value) {
+        if (GroupsRows<kInput>(row_bytes)) {
+          for (; m + kGroupRows <= end; m += kGroupRows) run(m, std::integral_constant<int, kGroupRows>(), widened_tag);
+        }
       }
       for (; m < end; ++m) run(m, std::integral_constant<int, 1>(), widened_tag);
     };
     if constexpr (kInput != ElementType::kFloat32) {
-      if ((GroupsRows<kInput>(row_bytes) ? kGroupRows : 1) * widened_cols <= kWidenedCols) {
+      if (GroupsRows<kInput>(row_bytes) || widened_cols <= kWidenedCols) {
         run_all(std::true_type());
         continue;
       }
