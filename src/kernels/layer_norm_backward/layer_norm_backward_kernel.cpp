@@ -176,8 +176,8 @@ inline void ClearChunkPartials(float *chunk_partials, int64_t cols) {
 // Operands in columns (args.input_columns): a task is a block of whole chunks, about
 // ColumnBlockRows rows, cut where batches end, and after kMaxColumnRunRows rows (the chunks of
 // a very tall call), into runs; each run's rows are summed while their columns stream past (pass
-// 1, 16 columns at a time through a per-thread tile), then its gradInput is written column by
-// column (pass 2). A run that ends within a chunk leaves its partials for the next run to add to.
+// 1, 16 columns a piece at a time through per-thread tiles), then its gradInput is written
+// column by column (pass 2). A run that ends within a chunk leaves its partials for the next run to add to.
 constexpr int64_t kMaxColumnRunRows = 1024;
 
 // Rows a block aims at: the length of every column's run that pass 1 and pass 2 read. Two threads,
@@ -201,16 +201,27 @@ inline int64_t ColumnRunRows(int64_t rows, CacheVendor vendor) {
   return std::min({block, rows, kMaxColumnRunRows});
 }
 
+// Pass 1 transposes a run's 16 columns a piece of this many bytes of each at a time (64 FLOAT
+// rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches the next piece into L2
+// meanwhile; whole runs made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose
+// sets the runs' power-of-two strides crowd. Two threads, alternating builds call by call, every
+// call from cold caches, medians: (8192, 768) FLOAT transposed 7.15 -> 5.19 ms (9 of 10 pairs),
+// 6.73 -> 5.59 (10 of 10), 7.13 -> 5.99 (9 of 10); pieces of 32 or 128 rows gained less, 256
+// nothing; without the fetch, 4 to 10 of 10 pairs faster.
+constexpr int64_t kColumnPieceBytes = 256;
+
+inline int64_t ColumnPieceRows(size_t element_size) { return kColumnPieceBytes / static_cast<int64_t>(element_size); }
+
 // A thread's scratch for runs of up to `rows` rows (rounded up to whole blocks of kLanes): per row
 // its lane sums of g and g * xhat (kLanes floats each, and as many again for a later segment's),
-// its mean, rstd and the means of g and g * xhat, and two tiles of kLanes columns of gradOut and
-// input. Placed at `base` (nullptr: only its size, bytes, is wanted).
+// its mean, rstd and the means of g and g * xhat, and two tiles of kLanes columns of a piece of
+// gradOut and input (ColumnPieceRows). Placed at `base` (nullptr: only its size, bytes, is wanted).
 struct ColumnScratch {
   ColumnScratch(char *base, int64_t rows, int64_t cols, size_t element_size) {
     const int64_t padded_rows = PaddedCols(rows);
     const size_t lanes_bytes = static_cast<size_t>(padded_rows * kLanes) * sizeof(float);
     const size_t row_bytes = static_cast<size_t>(padded_rows) * sizeof(float);
-    const size_t tile_bytes = static_cast<size_t>(padded_rows * kLanes) * element_size;
+    const size_t tile_bytes = static_cast<size_t>(std::min(padded_rows, ColumnPieceRows(element_size)) * kLanes) * element_size;
     size_t at = 0;
     auto take = [&](size_t size) {
       char *place = base != nullptr ? base + at : nullptr;
@@ -749,10 +760,10 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
 
 // Rows [a, b) of one batch of operands in columns (lnb::InColumns), the first of them in chunk
 // first_chunk, whose partials are at `partials`, with the same operations in the same order as
-// rows in memory get (RowPasses): pass 1 moves 16 columns at a time into the tiles, row after row
-// of 16 lanes (the last block zero-padded as a row's is), and adds each row's block to its lane
-// sums, kept in scratch between blocks, and to the column partials of its chunk; pass 2 writes
-// gradInput column by column, a vector of rows at a time.
+// rows in memory get (RowPasses): pass 1 moves 16 columns, a piece of their runs at a time, into
+// the tiles, row after row of 16 lanes (the last block zero-padded as a row's is), and adds each
+// row's block to its lane sums, kept in scratch between blocks, and to the column partials of its
+// chunk; pass 2 writes gradInput column by column, a vector of rows at a time.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int64_t first_chunk, float *partials,
                    const lnb::ColumnScratch scratch, bool stream) {  // a copy: stores cannot alias its pointers
@@ -763,11 +774,12 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const char *const go = static_cast<const char *>(args.grad_out) + ColumnRowOffset(args.grad_out_columns, a) * size;
   const char *const x = static_cast<const char *>(args.input) + ColumnRowOffset(args.input_columns, a) * size;
   const float *const weight = static_cast<const float *>(args.weight);
-  const int64_t run_bytes = count * size;
-  // The runs of gradOut and input in columns [begin, end) fetched into L2.
-  auto fetch_runs = [&](int64_t begin, int64_t end) {
-    for (int64_t n = begin; n < end; ++n) {
-      for (int64_t byte = 0; byte < run_bytes; byte += 64) {
+  const int64_t piece_rows = lnb::ColumnPieceRows(ElementSize(kData));
+  // Pass 1's piece of gradOut and input from row `first` of the 16 columns from n0 on, fetched into L2.
+  auto fetch_piece = [&](int64_t n0, int64_t first) {
+    const int64_t end_byte = std::min(first + piece_rows, count) * size;
+    for (int64_t n = n0; n < std::min(n0 + kBlockLanes, cols); ++n) {
+      for (int64_t byte = first * size; byte < end_byte; byte += 64) {
         FetchForReading(go + n * go_stride * size + byte, true);
         FetchForReading(x + n * x_stride * size + byte, true);
       }
@@ -792,52 +804,53 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
       std::memset(lanes_gx, 0, lanes_bytes);
     }
     if (width < kBlockLanes) {
-      std::memset(scratch.grad_out_tile, 0, static_cast<size_t>(count * kBlockLanes * size));
-      std::memset(scratch.input_tile, 0, static_cast<size_t>(count * kBlockLanes * size));
+      std::memset(scratch.grad_out_tile, 0, static_cast<size_t>(piece_rows * kBlockLanes * size));
+      std::memset(scratch.input_tile, 0, static_cast<size_t>(piece_rows * kBlockLanes * size));
     }
-    // Runs of up to 512 bytes (16-bit rows in a block of 256): the next 16 columns' runs fetched
-    // while these are worked on, as the transposition fetches only 256 bytes ahead along a run.
-    // Against without, alternating builds, two threads: (4096, 4096) BF16 transposed faster in 10
-    // of 10, 8 of 8 pairs (one thread 6 of 6); FLOAT runs of 1 KiB ((8192, 768)) slower with it (2
-    // of 20, 2 of 12). Measured on Zen 4 with blocks of 256 rows; the 1,024-row blocks of Intel
-    // CPUs (ColumnBlockRows) leave only short calls and batches this short.
-    if (run_bytes <= 512) fetch_runs(n0 + kBlockLanes, std::min(n0 + 2 * kBlockLanes, cols));
-    Transpose(go + n0 * go_stride * size, go_stride, width, count, scratch.grad_out_tile, kBlockLanes, ElementSize(kData),
-              TransposeFar::kSource, args.config.isa);
-    Transpose(x + n0 * x_stride * size, x_stride, width, count, scratch.input_tile, kBlockLanes, ElementSize(kData),
-              TransposeFar::kSource, args.config.isa);
     BlockVec w[kBlockVecs], pw[kBlockVecs], pb[kBlockVecs];
     if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n0, cols, w);
     // The row that starts the next chunk, whose partials then take over.
     int64_t chunk = a / rows_per_chunk, next_chunk_row = a;
     float *chunk_weight = nullptr, *chunk_bias = nullptr;
-    for (int64_t i = 0; i < count; ++i) {
-      if (kColumnSums && a + i == next_chunk_row) {
-        if (i > 0) {
-          for (int64_t v = 0; v < kBlockVecs; ++v) {
-            hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
-            hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
-          }
-          ++chunk;
-        }
-        next_chunk_row = (chunk + 1) * rows_per_chunk;
-        chunk_weight = lnb::ChunkPartials(partials, cols, chunk - first_chunk);
-        chunk_bias = chunk_weight + lnb::PartialsStride(cols);
-        for (int64_t v = 0; v < kBlockVecs; ++v) {
-          pw[v] = hn::LoadU(d, chunk_weight + n0 + v * kBlockWidth);
-          pb[v] = hn::LoadU(d, chunk_bias + n0 + v * kBlockWidth);
-        }
+    for (int64_t p0 = 0; p0 < count; p0 += piece_rows) {
+      const int64_t p1 = std::min(p0 + piece_rows, count);
+      if (p1 < count) {
+        fetch_piece(n0, p1);
+      } else if (n0 + kBlockLanes < cols) {
+        fetch_piece(n0 + kBlockLanes, 0);
       }
-      BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
-      LoadBlock<kData>(scratch.grad_out_tile, i * kBlockLanes, go_block);
-      LoadBlock<kData>(scratch.input_tile, i * kBlockLanes, x_block);
-      const auto mean = hn::Set(d, scratch.mean[i]), rstd = hn::Set(d, scratch.rstd[i]);
-      float *const row_g = lanes_g + i * kBlockLanes, *const row_gx = lanes_gx + i * kBlockLanes;
-      for (int64_t v = 0; v < kBlockVecs; ++v) {
-        auto sum_g = hn::LoadU(d, row_g + v * kBlockWidth), sum_gx = hn::LoadU(d, row_gx + v * kBlockWidth);
-        AccumulateVector<kHasWeight, kColumnSums>(go_block[v], x_block[v], w[v], mean, rstd, &sum_g, &sum_gx, &pw[v], &pb[v]);
-        hn::StoreU(sum_g, d, row_g + v * kBlockWidth);
-        hn::StoreU(sum_gx, d, row_gx + v * kBlockWidth);
+      Transpose(go + (n0 * go_stride + p0) * size, go_stride, width, p1 - p0, scratch.grad_out_tile, kBlockLanes, ElementSize(kData),
+                TransposeFar::kSource, args.config.isa);
+      Transpose(x + (n0 * x_stride + p0) * size, x_stride, width, p1 - p0, scratch.input_tile, kBlockLanes, ElementSize(kData),
+                TransposeFar::kSource, args.config.isa);
+      for (int64_t i = p0; i < p1; ++i) {
+        if (kColumnSums && a + i == next_chunk_row) {
+          if (i > 0) {
+            for (int64_t v = 0; v < kBlockVecs; ++v) {
+              hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
+              hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
+            }
+            ++chunk;
+          }
+          next_chunk_row = (chunk + 1) * rows_per_chunk;
+          chunk_weight = lnb::ChunkPartials(partials, cols, chunk - first_chunk);
+          chunk_bias = chunk_weight + lnb::PartialsStride(cols);
+          for (int64_t v = 0; v < kBlockVecs; ++v) {
+            pw[v] = hn::LoadU(d, chunk_weight + n0 + v * kBlockWidth);
+            pb[v] = hn::LoadU(d, chunk_bias + n0 + v * kBlockWidth);
+          }
+        }
+        BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
+        LoadBlock<kData>(scratch.grad_out_tile, (i - p0) * kBlockLanes, go_block);
+        LoadBlock<kData>(scratch.input_tile, (i - p0) * kBlockLanes, x_block);
+        const auto mean = hn::Set(d, scratch.mean[i]), rstd = hn::Set(d, scratch.rstd[i]);
+        float *const row_g = lanes_g + i * kBlockLanes, *const row_gx = lanes_gx + i * kBlockLanes;
+        for (int64_t v = 0; v < kBlockVecs; ++v) {
+          auto sum_g = hn::LoadU(d, row_g + v * kBlockWidth), sum_gx = hn::LoadU(d, row_gx + v * kBlockWidth);
+          AccumulateVector<kHasWeight, kColumnSums>(go_block[v], x_block[v], w[v], mean, rstd, &sum_g, &sum_gx, &pw[v], &pb[v]);
+          hn::StoreU(sum_g, d, row_g + v * kBlockWidth);
+          hn::StoreU(sum_gx, d, row_gx + v * kBlockWidth);
+        }
       }
     }
     if (kColumnSums) {
@@ -873,20 +886,31 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   }
   const int64_t gi_stride = args.grad_input_columns.col_stride;
   char *const gi = static_cast<char *>(args.grad_input) + ColumnRowOffset(args.grad_input_columns, a) * size;
-  // Pass 2 reads each column's run again, from L3 or memory where the run's columns outgrow L2:
-  // the run kFetchColumnsAhead columns on is fetched meanwhile, as no prefetcher would fetch a
-  // short run's first lines.
-  constexpr int64_t kFetchColumnsAhead = 2;
+  // Pass 2 reads each column's run again, from memory where the run's columns outgrow L2 (whose
+  // sets power-of-two strides crowd): the run kFetchColumnsAhead columns on is fetched meanwhile, as
+  // no prefetcher would fetch a short run's first lines, a line with each line of rows worked on.
+  // Against the whole run 2 columns on fetched at each column's start (whose fetches waited on
+  // full fill buffers), two threads, alternating builds call by call from cold caches, medians:
+  // (8192, 768) FLOAT transposed 6.38 -> 5.64 ms (11 of 12 pairs), (4096, 4096) BF16 13.4 -> 12.2
+  // (12 of 12) and 13.1 -> 12.0 (9 of 12), NCHW memory (32, 3136, 128) 8.97 -> 8.15 (8 of 10);
+  // 1 to 4 columns ahead gained less.
+  constexpr int64_t kFetchColumnsAhead = 8;
   for (int64_t n = 0; n < cols; ++n) {
     const char *const go_column = go + n * go_stride * size, *const x_column = x + n * x_stride * size;
     char *const gi_column = gi + n * gi_stride * size;
-    if (n + kFetchColumnsAhead < cols) fetch_runs(n + kFetchColumnsAhead, n + kFetchColumnsAhead + 1);
+    const bool fetch = n + kFetchColumnsAhead < cols;
+    const char *const fetch_go = fetch ? go_column + kFetchColumnsAhead * go_stride * size : nullptr;
+    const char *const fetch_x = fetch ? x_column + kFetchColumnsAhead * x_stride * size : nullptr;
     const bool stream_column = stream && reinterpret_cast<uintptr_t>(gi_column) % 64 == 0;
     const auto w = hn::Set(d, kHasWeight ? weight[n] : 1.0f);
     // Rows i .. i + 16 of column n; whole: all of them within the run.
     auto rows_block = [&](int64_t i, bool whole) HWY_ATTR __attribute__((always_inline)) {
       BlockVec go_block[kBlockVecs], x_block[kBlockVecs], mean[kBlockVecs], rstd[kBlockVecs], mean_g[kBlockVecs],
           mean_gx[kBlockVecs], out[kBlockVecs];
+      if (fetch && (i * size) % 64 == 0) {
+        FetchForReading(fetch_go + i * size, true);
+        FetchForReading(fetch_x + i * size, true);
+      }
       ReadGradOutAndInput<kData>(go_column, x_column, i, count, whole, go_block, x_block);
       LoadBlock<ElementType::kFloat32>(scratch.mean, i, mean);
       LoadBlock<ElementType::kFloat32>(scratch.rstd, i, rstd);
