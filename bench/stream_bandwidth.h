@@ -13,9 +13,11 @@ namespace bench {
 double TriadPass(int threads);
 double CopyPass(int threads);
 
-// Reads an array twice the size of this machine's last-level cache (64 MiB) with `threads`
-// threads, so that the caches hold clean lines of no operand: the lines a reference pass left
-// dirty are written back here, not during the call timed next.
+// Reads 64 MiB with `threads` threads, so that the caches hold clean lines of no operand: the
+// lines a reference pass left dirty are written back here, not during the call timed next. 64 MiB
+// is more than the L3 of the machines measured so far gives a call (an Intel Xeon VM reports 260
+// MiB but its reads slow down from 16 to 64 MiB arrays as from a cache of tens of MiB;
+// docs/PERFORMANCE.md, tenth session).
 void LeaveCachesClean(int threads);
 
 }  // namespace bench

@@ -447,6 +447,11 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   // Chunks of 1,055 rows (270,001 rows), each taken in two runs (at most 1,024 rows): the second
   // adds to the partials the first left.
   ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);
+  // Runs shorter than a piece of pass 1 (6 rows; tiles sized for them) with a ragged last block of
+  // columns, whose tiles' padding is zeroed: nothing written past the tiles (the BF16 weight's
+  // float32 copy lies behind them).
+  ExpectStridedBitsEqualDense({6, 50}, StridedRows::kTransposed, stream_, ACL_BF16);
+  ExpectStridedBitsEqualDense({6, 50}, StridedRows::kTransposed, stream_, ACL_FLOAT);
 }
 
 TEST_F(AccuracyTest, SequenceFirstRowsGiveTheBitsOfDenseRows) {

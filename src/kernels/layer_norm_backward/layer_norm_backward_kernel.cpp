@@ -803,9 +803,10 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
       std::memset(lanes_g, 0, lanes_bytes);
       std::memset(lanes_gx, 0, lanes_bytes);
     }
-    if (width < kBlockLanes) {
-      std::memset(scratch.grad_out_tile, 0, static_cast<size_t>(piece_rows * kBlockLanes * size));
-      std::memset(scratch.input_tile, 0, static_cast<size_t>(piece_rows * kBlockLanes * size));
+    if (width < kBlockLanes) {  // the tiles' columns from width on stay zero for every piece
+      const size_t tile_bytes = static_cast<size_t>(std::min(piece_rows, count) * kBlockLanes * size);
+      std::memset(scratch.grad_out_tile, 0, tile_bytes);
+      std::memset(scratch.input_tile, 0, tile_bytes);
     }
     BlockVec w[kBlockVecs], pw[kBlockVecs], pb[kBlockVecs];
     if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n0, cols, w);
