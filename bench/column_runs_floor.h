@@ -26,8 +26,9 @@ class FloorOperands {
   void DensePass(int threads);
   // Blocks of block_rows rows (a multiple of 64 bytes of them), a thread's at a time: every
   // column's run of the block read from gradOut and input (pass 1), then read again and
-  // gradInput's run written with streaming stores (pass 2); each pass fetches the runs two columns
-  // on into L2 meanwhile, as the operator's columns path does in its pass 2.
+  // gradInput's run written with streaming stores (pass 2); each pass fetches the run two columns
+  // on into L2 at each column's start (a bound on the traffic, not a copy of the operator's
+  // fetching, which docs/PERFORMANCE.md describes).
   void TwoPassColumns(int threads, int64_t block_rows);
 
   // The operator's effective bytes for the same operands (bench/warm_case.h).

@@ -14,6 +14,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "kernels/common/kernel_config.h"
+#include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 #include "bench_case.h"
 #include "column_runs_floor.h"
 #include "stream_bandwidth.h"
@@ -21,6 +22,7 @@
 namespace {
 
 int g_threads = 1;
+int64_t g_column_block_rows = 1024;
 
 using aclhost::bench::Layout;
 
@@ -120,7 +122,7 @@ void Register(const Problem &problem) {
 
 // The memory floor of the transposed case of (rows, cols): its operands' bytes moved without
 // arithmetic, in one dense pass and in two passes over column runs (bench/column_runs_floor.h),
-// in blocks of 1,024 rows (the operator's columns path on Intel CPUs).
+// in the blocks of rows the operator's columns path takes on this CPU.
 void RegisterFloor(int64_t rows, int64_t cols, aclDataType dtype) {
   const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);
   for (const bool two_pass : {false, true}) {
@@ -128,7 +130,7 @@ void RegisterFloor(int64_t rows, int64_t cols, aclDataType dtype) {
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
       aclhost::bench::FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
       aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::TriadPass, g_threads, operands.effective_bytes(), [&] {
-        two_pass ? operands.TwoPassColumns(g_threads, 1024) : operands.DensePass(g_threads);
+        two_pass ? operands.TwoPassColumns(g_threads, g_column_block_rows) : operands.DensePass(g_threads);
         return true;
       });
     })->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -143,6 +145,7 @@ int main(int argc, char **argv) {
   aclrtSetDevice(0);
   const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
   g_threads = config.threads;
+  g_column_block_rows = aclhost::kernels::LayerNormBackwardColumnBlockRows(config);
   std::printf("kernel %s, %d threads; one pass of a STREAM triad with %d threads runs before every timed call of a case of 8 MiB or more\n",
               aclhost::kernels::IsaName(config.isa), config.threads, config.threads);
   benchmark::AddCustomContext("kernel", aclhost::kernels::IsaName(config.isa));

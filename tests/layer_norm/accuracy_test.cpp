@@ -436,8 +436,8 @@ TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {
 
 TEST_F(ForwardTest, RowsTakenInGroupsGetTheBitsOfARowAlone) {
   // Short rows (16-bit up to 512 columns, FLOAT up to 128) have their statistics computed 4 at a
-  // time (16-bit ones widened to float32 once, as a group); the 5th row of a 5-row call runs alone. Every row holds the same values, so every output
-  // row must hold the same bits.
+  // time (16-bit ones widened to float32 once, as a group); the 5th row of a 5-row call runs
+  // alone. Every row holds the same values, so every output row must hold the same bits.
   for (const auto &[cols, dtype] :
        {std::pair<int64_t, aclDataType>{100, ACL_FLOAT16}, {509, ACL_BF16}, {100, ACL_FLOAT}, {128, ACL_FLOAT}}) {
     SCOPED_TRACE(std::to_string(cols) + " columns, dtype " + std::to_string(dtype));

@@ -815,6 +815,12 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     // The row that starts the next chunk, whose partials then take over.
     int64_t chunk = a / rows_per_chunk, next_chunk_row = a;
     float *chunk_weight = nullptr, *chunk_bias = nullptr;
+    auto store_partials = [&]() HWY_ATTR __attribute__((always_inline)) {
+      for (int64_t v = 0; v < kBlockVecs; ++v) {
+        hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
+        hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
+      }
+    };
     for (int64_t p0 = 0; p0 < count; p0 += piece_rows) {
       const int64_t p1 = std::min(p0 + piece_rows, count);
       if (p1 < count) {
@@ -829,10 +835,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
       for (int64_t i = p0; i < p1; ++i) {
         if (kColumnSums && a + i == next_chunk_row) {
           if (i > 0) {
-            for (int64_t v = 0; v < kBlockVecs; ++v) {
-              hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
-              hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
-            }
+            store_partials();
             ++chunk;
           }
           next_chunk_row = (chunk + 1) * rows_per_chunk;
@@ -856,12 +859,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
         }
       }
     }
-    if (kColumnSums) {
-      for (int64_t v = 0; v < kBlockVecs; ++v) {
-        hn::StoreU(pw[v], d, chunk_weight + n0 + v * kBlockWidth);
-        hn::StoreU(pb[v], d, chunk_bias + n0 + v * kBlockWidth);
-      }
-    }
+    if (kColumnSums) store_partials();
     if (segment_begin > 0 && n0 + kBlockLanes >= lnb::SegmentEnd(cols, segment_begin)) {
       for (int64_t i = 0; i < count; ++i) {
         BlockVec sum_g[kBlockVecs], sum_gx[kBlockVecs], segment_g[kBlockVecs], segment_gx[kBlockVecs];
@@ -1210,6 +1208,8 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
 }
 
 }  // namespace
+
+int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config) { return lnb::ColumnBlockRows(config.vendor); }
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
                                      bool column_sums, int64_t staged_row_multiple, bool in_columns,

@@ -72,6 +72,11 @@ size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType dat
                                      bool column_sums, int64_t staged_row_multiple, bool in_columns,
                                      const KernelConfig &config);
 
+// The rows a block of operands in columns (input_columns) aims at: the length of the run of every
+// column that its two passes read (1,024 on Intel CPUs, 256 on others). Benchmarks that measure
+// the columns' memory floor use the same blocks.
+int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config);
+
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;
 // grad_bias[n] = sum_m grad_out. Float32 arithmetic in an order fixed by (rows, cols) alone, so
