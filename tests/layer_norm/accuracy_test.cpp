@@ -425,8 +425,10 @@ TEST_F(ForwardTest, RowsMovedElementByElementGetTheBitsOfDenseRows) {
 
 TEST_F(ForwardTest, LargeOutputsWrittenAroundTheCaches) {
   // Over 8 MiB of out: non-temporal stores for the whole blocks of 64-byte aligned rows; rows of
-  // 2049 FLOAT16 columns start unaligned, so most of them take the normal stores.
-  for (const auto &[cols, dtype] : {std::pair<int64_t, aclDataType>{2304, ACL_FLOAT}, {2049, ACL_FLOAT16}}) {
+  // 2049 16-bit columns start unaligned, so most of them take the normal stores (16-bit blocks go
+  // out in pairs, a line at a time).
+  for (const auto &[cols, dtype] :
+       {std::pair<int64_t, aclDataType>{2304, ACL_FLOAT}, {2049, ACL_FLOAT16}, {2049, ACL_BF16}}) {
     ForwardCase c;
     c.dims = std::vector<int64_t>{1024 * 4 / static_cast<int64_t>(aclDataTypeSize(dtype)), cols};
     c.input = c.weight = c.bias = c.out = dtype;

@@ -265,8 +265,9 @@ HWY_INLINE void StoreBlock(const BlockVec *values, void *row, int64_t n) {
   for (int64_t v = 0; v < kBlockVecs; ++v) StoreFromFloat<T, kStream>(d, values[v], row, n + v * kBlockWidth);
 }
 
-// StoreBlock of two whole blocks, first at column n and second after it: BF16 from 16-lane vectors
-// rounded by one instruction and written as one line (RoundPairToBf16Natively), else block by block.
+// StoreBlock of two whole blocks, first at column n and second after it: 16-bit values from
+// 16-lane vectors written as one line (BF16 rounded by one instruction: RoundPairToBf16Natively),
+// else block by block.
 template <ElementType T, bool kStream = false>
 HWY_INLINE void StoreBlockPair(const BlockVec *first, const BlockVec *second, void *row, int64_t n) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -277,6 +278,15 @@ HWY_INLINE void StoreBlockPair(const BlockVec *first, const BlockVec *second, vo
       Put<kStream>(rounded, du16, static_cast<uint16_t *>(row) + n);
       return;
     }
+  }
+  if constexpr (T == ElementType::kFloat16 && kBlockVecs == 1) {
+    // F16C as in StoreFromFloat, the two halves joined into one line.
+    const hn::Full256<hwy::float16_t> dh;
+    const hn::Full512<hwy::float16_t> dh2;
+    const hn::Full512<uint16_t> du16;
+    const auto line = hn::Combine(dh2, hn::DemoteTo(dh, second[0]), hn::DemoteTo(dh, first[0]));
+    Put<kStream>(hn::BitCast(du16, line), du16, static_cast<uint16_t *>(row) + n);
+    return;
   }
 #endif
   StoreBlock<T, kStream>(first, row, n);

@@ -261,16 +261,18 @@ HWY_INLINE void NormalizeRow(const LayerNormArgs &args, int64_t m, const char *r
     if (kHasBias) LoadBlock<ElementType::kFloat32>(bias, n, b);
     normalize(values, w, b);
   };
-  // Each block is read before it is written, which keeps exact in-place use correct. BF16 output
-  // goes two blocks at a time, rounded and written together (StoreBlockPair). Intel Xeon (Emerald
-  // Rapids), two threads, alternating builds call by call (bench/ab_builds ... bf16 N forward),
-  // medians: (4096, 4096) 3.34 -> 2.96 ms (18 of 20 pairs), (16384, 5120) 15.3 -> 14.3 (10 of
-  // 10), (1024, 32768) 10.4 -> 9.9 (16 of 16), (32768, 1024) 5.71 -> 5.36 (11 of 16), (8192,
-  // 768) 1.18 -> 1.14 (27 of 40); (262144, 128) even (23 of 40).
+  // Each block is read before it is written, which keeps exact in-place use correct. 16-bit output
+  // goes two blocks at a time, written together as a line (StoreBlockPair). Intel Xeon (Emerald
+  // Rapids), two threads, alternating builds call by call (bench/ab_builds ... N forward),
+  // medians: BF16 (rounded by one instruction a pair) (4096, 4096) 3.34 -> 2.96 ms (18 of 20
+  // pairs), (16384, 5120) 15.3 -> 14.3 (10 of 10), (1024, 32768) 10.4 -> 9.9 (16 of 16), (32768,
+  // 1024) 5.71 -> 5.36 (11 of 16), (8192, 768) 1.18 -> 1.14 (27 of 40); FLOAT16 (4096, 4096)
+  // 2.65 -> 2.55 (13 of 16), (16384, 5120) 13.0 -> 12.4 (7 of 8), (1024, 32768) 6.19 -> 5.97 (9
+  // of 12); (262144, 128), FLOAT16 (8192, 768) and (32768, 1024) even.
   auto whole_blocks = [&](auto stream) HWY_ATTR __attribute__((always_inline)) {
     constexpr bool kStream = decltype(stream)::value;
     int64_t n = 0;
-    if constexpr (kOut == ElementType::kBFloat16) {
+    if constexpr (kOut != ElementType::kFloat32) {
       for (; n + 2 * kBlockLanes <= whole_cols; n += 2 * kBlockLanes) {
         BlockVec second[vecs];
         whole_block(n, x);
