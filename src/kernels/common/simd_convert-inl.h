@@ -116,11 +116,15 @@ HWY_INLINE hn::Vec<D> LoadAsFloat(D d, const void *base, int64_t index) {
 }
 
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// The lanes of value that are subnormal (vfpclassps class 0x20), which the CPU's BF16 rounding
+// reads as zero.
+HWY_INLINE __mmask16 SubnormalLanes(hn::Vec<hn::Full512<float>> value) { return _mm512_fpclass_ps_mask(value.raw, 0x20); }
+
 // 16 floats rounded to BF16 bits by vcvtneps2bf16 where the CPU has it: nearest even and NaNs
 // quieted (bit 6 set) as FloatToBf16Bits does, but subnormal inputs read as zero, so a vector
-// holding one (vfpclassps class 0x20) is left to the integer path. False when not rounded.
+// holding one (SubnormalLanes) is left to the integer path. False when not rounded.
 HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<hn::Full256<uint16_t>> *bits) {
-  if (!kCpuHasAvx512Bf16 || _mm512_fpclass_ps_mask(value.raw, 0x20) != 0) return false;
+  if (!kCpuHasAvx512Bf16 || SubnormalLanes(value) != 0) return false;
   __m256i rounded;
   // Inline assembly: Highway 1.0.3 has no target with AVX512_BF16 to compile the intrinsic for.
   asm("vcvtneps2bf16 %1, %0" : "=v"(rounded) : "v"(value.raw));
@@ -132,9 +136,7 @@ HWY_INLINE bool RoundToBf16Natively(hn::Vec<hn::Full512<float>> value, hn::Vec<h
 // vcvtneps2bf16, and one 64-byte store instead of two of 32 (StoreBlockPair).
 HWY_INLINE bool RoundPairToBf16Natively(hn::Vec<hn::Full512<float>> first, hn::Vec<hn::Full512<float>> second,
                                         hn::Vec<hn::Full512<uint16_t>> *bits) {
-  if (!kCpuHasAvx512Bf16 || (_mm512_fpclass_ps_mask(first.raw, 0x20) | _mm512_fpclass_ps_mask(second.raw, 0x20)) != 0) {
-    return false;
-  }
+  if (!kCpuHasAvx512Bf16 || (SubnormalLanes(first) | SubnormalLanes(second)) != 0) return false;
   __m512i rounded;
   asm("vcvtne2ps2bf16 %2, %1, %0" : "=v"(rounded) : "v"(second.raw), "v"(first.raw));
   bits->raw = rounded;

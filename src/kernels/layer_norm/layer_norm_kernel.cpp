@@ -344,12 +344,13 @@ static_assert(kGroupBytes / 2 <= kWidenedCols && kGroupBytes / (2 * kGroupRows) 
 
 // Groups of rows under kNearGroupBytes fetch the group two groups on rather than the next: with
 // one, memory did not keep up. Two threads, alternating builds call by call (bench/ab_builds ...
-// forward), medians: (262144, 128) BF16 (1 KiB groups) 6.81 -> 6.56, 7.11 -> 6.80 and 6.00 -> 5.78
-// ms (20 of 30, 21 of 30 and 17 of 20 pairs faster), FLOAT16 7.27 -> 6.19 (14 of 20); (524288,
-// 64) BF16 9.40 -> 9.02 (14 of 20), FLOAT 10.2 -> 9.58 (17 of 20). Not groups of 2 KiB: (131072, 256) BF16 4 of 20 and 6 of 16,
-// FLOAT16 4 of 20, (262144, 128) FLOAT 9 and 5 of 20. Four groups on were no better ((262144, 128)
-// BF16 16 of 30; (524288, 64) 4 of 16); rows taken one at a time keep fetching the next (two rows
-// on: (32768, 1024) BF16 and (4096, 4096) FLOAT 5 of 16 each).
+// forward), medians: (262144, 128) BF16 (1 KiB groups) 6.81 -> 6.56, 7.11 -> 6.80 and 6.00 ->
+// 5.78 ms (20 of 30, 21 of 30 and 17 of 20 pairs faster), FLOAT16 7.27 -> 6.19 (14 of 20);
+// (524288, 64) BF16 9.40 -> 9.02 (14 of 20), FLOAT 10.2 -> 9.58 (17 of 20). Not groups of 2 KiB:
+// (131072, 256) BF16 4 of 20 and 6 of 16, FLOAT16 4 of 20, (262144, 128) FLOAT 9 and 5 of 20.
+// Four groups on were no better ((262144, 128) BF16 16 of 30; (524288, 64) 4 of 16); rows taken
+// one at a time keep fetching the next (two rows on: (32768, 1024) BF16 and (4096, 4096) FLOAT 5
+// of 16 each).
 constexpr int64_t kNearGroupBytes = 2048;
 inline int64_t FetchAheadGroups(int rows, int64_t row_bytes) { return rows > 1 && rows * row_bytes < kNearGroupBytes ? 2 : 1; }
 
@@ -375,8 +376,8 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       constexpr int kRows = decltype(rows_tag)::value;
       constexpr bool kWidened = decltype(widened_tag)::value;
       RowStatistics stats[kRows];
-      const int64_t i = m - begin, ahead = FetchAheadGroups(kRows, row_bytes);
-      const int64_t next = m + (ahead + 1) * kRows <= end ? i + ahead * kRows : (m + 2 * kRows <= end ? i + kRows : i);
+      const int64_t far = FetchAheadGroups(kRows, row_bytes), ahead = m + (far + 1) * kRows <= end ? far : 1;
+      const int64_t i = m - begin, next = m + (ahead + 1) * kRows <= end ? i + ahead * kRows : i;
       ComputeStatistics<kInput, kRows, kWidened>(args, input + i * input_step, input_step, input + next * input_step,
                                                  widened, widened_cols, stats);
       for (int r = 0; r < kRows; ++r) {
