@@ -27,11 +27,10 @@ std::shared_ptr<aclOpExecutor> FindLive(const aclOpExecutor *handle) {
 
 }  // namespace
 
-aclOpExecutor *RegisterExecutor(std::unique_ptr<aclOpExecutor> executor) {
-  std::shared_ptr<aclOpExecutor> shared(std::move(executor));
-  aclOpExecutor *handle = shared.get();
+aclOpExecutor *RegisterExecutor(std::shared_ptr<aclOpExecutor> executor) {
+  aclOpExecutor *handle = executor.get();
   std::lock_guard<std::mutex> lock(Registry().mutex);
-  Registry().live.emplace(handle, std::move(shared));
+  Registry().live.emplace(handle, std::move(executor));
   return handle;
 }
 
@@ -44,15 +43,20 @@ aclnnStatus LaunchExecutor(const char *api, void *workspace, uint64_t workspace_
   std::shared_ptr<aclOpExecutor> executor;
   {
     std::lock_guard<std::mutex> lock(Registry().mutex);
-    executor = FindLive(handle);
-    if (executor == nullptr) {
+    const auto found = Registry().live.find(handle);
+    if (found == Registry().live.end()) {
       ReportError(ErrorKind::kParameter,
                   "%s: executor %p is not live (already run, destroyed, or never created by %sGetWorkspaceSize)", api,
                   static_cast<const void *>(handle), api);
       return ACLNN_ERR_PARAM_INVALID;
     }
     // A single-use executor is consumed by this call whatever its outcome.
-    if (!executor->repeatable) Registry().live.erase(handle);
+    if (found->second->repeatable) {
+      executor = found->second;
+    } else {
+      executor = std::move(found->second);
+      Registry().live.erase(found);
+    }
   }
   if (workspace_size > 0 && workspace == nullptr) {
     ReportError(ErrorKind::kParameter, "%s: workspace is NULL but workspaceSize is %llu; expected a buffer of that size", api,
@@ -64,7 +68,7 @@ aclnnStatus LaunchExecutor(const char *api, void *workspace, uint64_t workspace_
                 static_cast<unsigned long long>(workspace_size), static_cast<unsigned long long>(executor->workspace_size));
     return ACLNN_ERR_PARAM_INVALID;
   }
-  return executor->launch(workspace, stream);
+  return executor->Launch(workspace, stream);
 }
 
 }  // namespace aclhost

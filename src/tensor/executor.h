@@ -3,25 +3,31 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 
 #include "acl/acl_base.h"
 #include "aclnn/acl_meta.h"
 #include "common/export.h"
 
-struct aclOpExecutor {
-  uint64_t workspace_size = 0;
+struct aclOpExecutor : std::enable_shared_from_this<aclOpExecutor> {
+  aclOpExecutor() = default;
+  virtual ~aclOpExecutor() = default;
+  aclOpExecutor(const aclOpExecutor &) = delete;
+  aclOpExecutor &operator=(const aclOpExecutor &) = delete;
+
+  // Enqueues the planned work on stream; workspace holds at least workspace_size bytes. Queued
+  // work shares the executor (shared_from_this), so the handle may be destroyed right after.
+  virtual aclnnStatus Launch(void *workspace, aclrtStream stream) = 0;
+
+  uint64_t workspace_size = 0;  // set by the operator once planned
   bool repeatable = false;
-  // Enqueues the planned work on stream; workspace holds at least workspace_size bytes. The
-  // closure owns everything the queued work needs, so the executor may go right after.
-  std::function<aclnnStatus(void *workspace, aclrtStream stream)> launch;
 };
 
 namespace aclhost {
 
-// Takes ownership and makes the executor live; returns its handle, or NULL when out of memory.
-ACLHOST_EXPORT aclOpExecutor *RegisterExecutor(std::unique_ptr<aclOpExecutor> executor);
+// Makes the executor live, the registry sharing it until it is run once (unless repeatable) or
+// destroyed; returns its handle. Throws std::bad_alloc.
+ACLHOST_EXPORT aclOpExecutor *RegisterExecutor(std::shared_ptr<aclOpExecutor> executor);
 
 // Phase 2 shared by every operator (api names the operator for messages): validates the
 // executor and workspace, launches, and frees a single-use executor.

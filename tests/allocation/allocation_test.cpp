@@ -50,11 +50,11 @@ int64_t Count(Step step) {
 }
 
 // kCalls call sequences after two that warm up (lazily built runtime state): phase 1
-// (plan(&size, &executor)) allocates at most phase1_limit times a call (5 for dense operands: the
-// executor, its plan, the executor registry's entry (2) and the launch closure; a plan also copies
-// the dims and strides of the views it moves); phase 2 with the synchronisation (run(size,
-// executor)) not at all: a small call runs on the caller's thread by reference, and views move
-// through the workspace.
+// (plan(&size, &executor)) allocates at most phase1_limit times a call (2 for dense operands: the
+// executor, which holds its plan, and the executor registry's entry; a plan also copies the dims
+// and strides of the views it moves); phase 2 with the synchronisation (run(size, executor)) not
+// at all: a small call runs on the caller's thread by reference, and views move through the
+// workspace.
 template <typename Plan, typename Run>
 void ExpectAllocationsPerCall(uint64_t workspace_bytes, Plan plan, Run run, int64_t phase1_limit) {
   int64_t phase1 = 0, phase2 = 0;
@@ -163,7 +163,7 @@ class AllocationTest : public ::testing::Test {
 
 TEST_F(AllocationTest, SmallCallsOfBothOperators) {
   // (64, 256) FLOAT: runs on the caller's thread.
-  ExpectBothOperators(Make({64, 256}, false), 5);
+  ExpectBothOperators(Make({64, 256}, false), 2);
 }
 
 TEST_F(AllocationTest, ViewsMovedThroughTheWorkspaceAllocateNothingInPhase2) {

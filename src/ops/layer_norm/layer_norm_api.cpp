@@ -1,6 +1,5 @@
 // The C entry points of aclnnLayerNorm and aclnnLayerNormWithImplMode: phase 1 checks and plans,
 // phase 2 enqueues. Every implMode computes the same (most precise) results here.
-#include <memory>
 #include <new>
 
 #include "aclnnop/aclnn_layer_norm.h"
@@ -9,7 +8,6 @@
 #include "ops/layer_norm/layer_norm_check.h"
 #include "ops/layer_norm/layer_norm_plan.h"
 #include "runtime/error_log.h"
-#include "tensor/executor.h"
 
 namespace aclhost {
 namespace {
@@ -25,14 +23,10 @@ aclnnStatus PlanLayerNorm(const char *api, const char *phase2, const LayerNormOp
   const aclnnStatus status = CheckLayerNorm(api, operands, &shape);
   if (status != ACLNN_SUCCESS) return status;
   try {
-    auto created = std::make_unique<aclOpExecutor>();
-    auto plan = std::make_shared<const LayerNormPlan>(MakeLayerNormPlan(operands, shape));
-    created->workspace_size = plan->workspace_size;
-    created->launch = MakeLaunch(phase2, plan, plan->mode == LayerNormPlan::Mode::kNothing, plan->rows * plan->cols,
-                                 &RunLayerNormPlan);
-    const uint64_t size = created->workspace_size;
-    *executor = RegisterExecutor(std::move(created));
-    *workspace_size = size;
+    aclOpExecutor *created =
+        MakePlannedExecutor(phase2, [&] { return MakeLayerNormPlan(operands, shape); }, &RunLayerNormPlan);
+    *workspace_size = created->workspace_size;
+    *executor = created;
     return ACLNN_SUCCESS;
   } catch (const std::bad_alloc &) {
     ReportError(ErrorKind::kInternal, "%s: out of memory creating the executor", api);

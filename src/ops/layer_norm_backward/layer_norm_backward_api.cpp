@@ -1,5 +1,4 @@
 // The two C entry points of aclnnLayerNormBackward: phase 1 checks and plans, phase 2 enqueues.
-#include <memory>
 #include <new>
 
 #include "aclnnop/aclnn_layer_norm_backward.h"
@@ -8,7 +7,6 @@
 #include "ops/layer_norm_backward/layer_norm_backward_check.h"
 #include "ops/layer_norm_backward/layer_norm_backward_plan.h"
 #include "runtime/error_log.h"
-#include "tensor/executor.h"
 
 namespace aclhost {
 namespace {
@@ -41,15 +39,11 @@ aclnnStatus aclnnLayerNormBackwardGetWorkspaceSize(const aclTensor *gradOut, con
   if (status != ACLNN_SUCCESS) return status;
 
   try {
-    auto created = std::make_unique<aclOpExecutor>();
-    auto plan = std::make_shared<const aclhost::LayerNormBackwardPlan>(aclhost::MakeLayerNormBackwardPlan(operands, shape));
-    created->workspace_size = plan->workspace_size;
-    const bool nothing = plan->mode == aclhost::LayerNormBackwardPlan::Mode::kNothing;
-    created->launch = aclhost::MakeLaunch(aclhost::kPhase2, plan, nothing, plan->rows * plan->cols,
-                                          &aclhost::RunLayerNormBackwardPlan);
-    const uint64_t size = created->workspace_size;
-    *executor = aclhost::RegisterExecutor(std::move(created));
-    *workspaceSize = size;
+    aclOpExecutor *created = aclhost::MakePlannedExecutor(
+        aclhost::kPhase2, [&] { return aclhost::MakeLayerNormBackwardPlan(operands, shape); },
+        &aclhost::RunLayerNormBackwardPlan);
+    *workspaceSize = created->workspace_size;
+    *executor = created;
     return ACLNN_SUCCESS;
   } catch (const std::bad_alloc &) {
     aclhost::ReportError(ErrorKind::kInternal, "%s: out of memory creating the executor", aclhost::kPhase1);
