@@ -115,14 +115,17 @@ ViewOverlap FromSolution(Solution solution) {
 }  // namespace
 
 // Without building the view's lattice: the common case (views in separate buffers) is settled by
-// the spans alone, allocation-free.
+// the spans alone, allocation-free. One walk over the dims (this runs for every operand of a call).
 ByteSpan ViewByteSpan(const TensorView &view) {
+  Wide reach = 0;  // elements past the first, along every dim
+  for (size_t d = 0; d < view.dims.size(); ++d) {
+    if (view.dims[d] == 0) return {};
+    reach += static_cast<Wide>(view.dims[d] - 1) * view.strides[d];
+  }
+  const int64_t dtype_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   ByteSpan span;
-  if (view.NumElements() == 0) return span;
-  const Wide element_size = std::max<Wide>(1, static_cast<Wide>(aclDataTypeSize(view.dtype)));
-  span.start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.FirstElement()));
-  span.end = span.start + element_size;
-  for (size_t d = 0; d < view.dims.size(); ++d) span.end += static_cast<Wide>(view.dims[d] - 1) * view.strides[d] * element_size;
+  span.start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.data)) + static_cast<Wide>(view.offset) * dtype_size;
+  span.end = span.start + (reach + 1) * std::max<int64_t>(1, dtype_size);
   return span;
 }
 
@@ -130,9 +133,7 @@ ViewOverlap CompareViewMemory(const TensorView &a, const TensorView &b) {
   return CompareViewMemory(a, ViewByteSpan(a), b, ViewByteSpan(b));
 }
 
-ViewOverlap CompareViewMemory(const TensorView &a, const ByteSpan &a_span, const TensorView &b, const ByteSpan &b_span) {
-  if (a_span.Empty() || b_span.Empty()) return ViewOverlap::kDisjoint;
-  if (a_span.end <= b_span.start || b_span.end <= a_span.start) return ViewOverlap::kDisjoint;
+ViewOverlap CompareIntersectingViews(const TensorView &a, const TensorView &b) {
   const ByteLattice x = ToBytes(a);
   const ByteLattice y = ToBytes(b);
   if (x.start == y.start && x.element_size == y.element_size && x.dims == y.dims) return ViewOverlap::kIdentical;

@@ -26,11 +26,19 @@ struct ByteSpan {
 };
 ACLHOST_EXPORT ByteSpan ViewByteSpan(const TensorView &view);
 
+// CompareViewMemory for views whose byte spans intersect (neither empty): the lattices solved.
+ACLHOST_EXPORT ViewOverlap CompareIntersectingViews(const TensorView &a, const TensorView &b);
+
 // CompareViewMemory for views whose spans (ViewByteSpan) the caller took once: an operator
 // compares each output with every other operand, and views in separate buffers, the common case,
-// are then settled by their spans alone.
-ACLHOST_EXPORT ViewOverlap CompareViewMemory(const TensorView &a, const ByteSpan &a_span, const TensorView &b,
-                                             const ByteSpan &b_span);
+// are then settled by their spans alone, inline (a call sequence compares about 20 pairs).
+inline ViewOverlap CompareViewMemory(const TensorView &a, const ByteSpan &a_span, const TensorView &b,
+                                     const ByteSpan &b_span) {
+  if (a_span.Empty() || b_span.Empty() || a_span.end <= b_span.start || b_span.end <= a_span.start) {
+    return ViewOverlap::kDisjoint;
+  }
+  return CompareIntersectingViews(a, b);
+}
 
 // kShared when two distinct indices of the view reach a common byte (a zero stride over a dim
 // larger than 1, or strides that interleave), kDisjoint when none do, kUnknown past the limit.
