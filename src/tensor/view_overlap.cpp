@@ -122,6 +122,8 @@ ByteSpan ViewByteSpan(const TensorView &view) {
     if (view.dims[d] == 0) return {};
     reach += static_cast<Wide>(view.dims[d] - 1) * view.strides[d];
   }
+  // FirstElement's address, with the one dtype lookup: calling it (and aclDataTypeSize again, both
+  // across libraries) cost phase 1 about 150 instructions of 6,260 (callgrind, (64, 256) FLOAT).
   const int64_t dtype_size = static_cast<int64_t>(aclDataTypeSize(view.dtype));
   ByteSpan span;
   span.start = static_cast<Wide>(reinterpret_cast<intptr_t>(view.data)) + static_cast<Wide>(view.offset) * dtype_size;
