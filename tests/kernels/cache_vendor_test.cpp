@@ -1,6 +1,6 @@
 // The blockings the backward kernel sizes for Intel's caches and for others' (KernelConfig::vendor:
-// the long rows' pass-1 groups, the columns path's blocks) give the same bits, on every target and
-// thread count, and values that match the double reference. A test machine runs only its own
+// the columns path's blocks) give the same bits, on every target and thread count, and values that
+// match the double reference. A test machine runs only its own
 // vendor's blockings through the public API; here both run wherever the suite does.
 #include <gtest/gtest.h>
 
@@ -155,13 +155,9 @@ TEST_P(CacheVendorTest, SameBitsForEitherVendorEveryTargetAndThreadCount) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CacheVendorTest,
-    // FLOAT rows of 117 KiB: pass 1 takes them 2 at a time for Intel, 4 for others (on AVX-512);
-    // of 195 KiB: 1 and 2. FLOAT16 rows of 59 KiB: 2 at a time for Intel, 4 for others. Columns: 39 chunks of 64 rows in blocks of 1,024 rows for Intel, 256
-    // for others; and batches of 700 rows, which cut the runs.
-    ::testing::Values(VendorCase{"float_rows_117k", 9, 30000, ElementType::kFloat32, 0},
-                      VendorCase{"float_rows_195k", 5, 50000, ElementType::kFloat32, 0},
-                      VendorCase{"half_rows_59k", 9, 30000, ElementType::kFloat16, 0},
-                      VendorCase{"float_columns", 2500, 37, ElementType::kFloat32, 2500},
+    // Columns: 39 chunks of 64 rows in blocks of 1,024 rows for Intel, 256 for others; and batches
+    // of 700 rows, which cut the runs.
+    ::testing::Values(VendorCase{"float_columns", 2500, 37, ElementType::kFloat32, 2500},
                       VendorCase{"bf16_column_batches", 2100, 45, ElementType::kBFloat16, 700}),
     [](const ::testing::TestParamInfo<VendorCase> &info) { return std::string(info.param.name); });
 

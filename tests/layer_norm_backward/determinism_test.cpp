@@ -82,11 +82,12 @@ INSTANTIATE_TEST_SUITE_P(
                       // Rows too long for L1, run through pass 1 in groups (targets group
                       // differently); 11 rows in the last chunk, a ragged last block.
                       DeterminismCase{"bf16_row_groups", {203, 2051}, 1, ACL_BF16, ACL_BF16, true},
-                      // FLOAT rows of 117 and 195 KiB: pass 1 takes them in groups of 2 rows
-                      // (on AVX-512, whose groups of 4 would exceed LongRowGroupBytes) on Intel
-                      // CPUs and on others respectively, and one row at the end.
-                      DeterminismCase{"float_long_row_pairs_intel", {7, 30000}, 1, ACL_FLOAT, ACL_FLOAT, true},
-                      DeterminismCase{"float_long_row_pairs_other", {5, 50000}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      // FLOAT rows of 117 and 195 KiB: pass 1 takes them 2 at a time (on
+                      // AVX-512, whose groups of 4 would exceed LongRowGroupBytes) and one at a
+                      // time; FLOAT16 rows of 59 KiB 2 at a time; one row at the end.
+                      DeterminismCase{"float_long_row_pairs", {7, 30000}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"float_long_rows_one_at_a_time", {5, 50000}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"half_long_row_pairs", {9, 30000}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       // Short 16-bit rows, grouped as well; 7 rows in the last chunk.
                       DeterminismCase{"half_short_row_groups", {1031, 200}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       // Over 8 MiB of gradInput: written with non-temporal stores.

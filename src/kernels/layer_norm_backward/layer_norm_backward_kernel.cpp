@@ -611,23 +611,27 @@ class RowPasses {
 constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
 
 // The most bytes of gradOut and input rows that go through pass 1 together when the rows are too
-// long for L1: pass 2 reads them again, from L2 or, what has left it, from L3. Two threads,
-// (1024, 32768) FLOAT (rows of 128 KiB), alternating call by call: on AMD's Zen 4 (1 MiB L2, a
-// victim L3) groups of 4 rows (1 MiB) against none 13.8-16.2 -> 12.0-12.8 ms; on an Intel Xeon
-// (Emerald Rapids, 2 MiB L2, a mesh L3; tenth session, 2026-12-04) those groups were slower than
-// none (medians 23.5 -> 20.3 ms ungrouped, 11 of 12 pairs) and groups of 2 rows (512 KiB) faster
-// than groups of 4 (24.9 -> 21.6 ms, 11 of 12), while FLOAT (4096, 4096) and (16384, 5120) keep
-// groups of 4 (128 and 160 KiB: groups of 2 were faster in 3 and 1 of 16 pairs). 16-bit rows on
-// the Xeon in groups of 256 KiB (twelfth session, with pass 1 fetching half the next rows):
-// (1024, 32768) FLOAT16 17.4 -> 14.9 ms (12 of 16 pairs), BF16 11.3 -> 10.5 (15 of 16), every
-// call from cold caches, against groups of 512 KiB without the split fetch.
-inline int64_t LongRowGroupBytes(CacheVendor vendor, size_t element_size) {
-  if (vendor != CacheVendor::kIntel) return int64_t{1} << 20;
+// long for L1: pass 2 reads them again, from L2 or, what has left it, from L3, while the weight,
+// the column partials and the next rows' first halves (Rows' split fetch) share that L2. Two
+// threads, alternating call by call: on AMD's Zen 4 (1 MiB L2, a victim L3; before the split
+// fetch) groups of 4 FLOAT rows of 128 KiB (1 MiB) against none 13.8-16.2 -> 12.0-12.8 ms for
+// (1024, 32768); on an Intel Xeon (Emerald Rapids, 2 MiB L2, a mesh L3; tenth session,
+// 2026-12-04) those groups were slower than none (medians 23.5 -> 20.3 ms ungrouped, 11 of 12
+// pairs) and groups of 2 rows (512 KiB) faster than groups of 4 (24.9 -> 21.6 ms, 11 of 12),
+// while FLOAT (4096, 4096) and (16384, 5120) keep groups of 4 (128 and 160 KiB: groups of 2 were
+// faster in 3 and 1 of 16 pairs). 16-bit rows on the Xeon in groups of 256 KiB (twelfth session,
+// with pass 1 fetching half the next rows): (1024, 32768) FLOAT16 17.4 -> 14.9 ms (12 of 16
+// pairs), BF16 11.3 -> 10.5 (15 of 16), every call from cold caches, against groups of 512 KiB
+// without the split fetch. On AMD's Zen 5 (1 MiB L2; nineteenth session) the same sizes beat
+// Zen 4's 1 MiB, which with the split fetch overflows its L2 (pass 2 then waits on its loads):
+// (1024, 32768) FLOAT16 8.58 -> 5.68 ms medians, BF16 9.07 -> 6.62 (16 of 16 pairs each, either
+// order), FLOAT 11.7 -> 11.1 (15 of 16; the other order 9 of 16).
+inline int64_t LongRowGroupBytes(size_t element_size) {
   return element_size == sizeof(float) ? int64_t{512} << 10 : int64_t{256} << 10;
 }
 
 // Rows per group in pass 1 (1: one at a time).
-inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
+inline int GroupRows(int64_t rows, int64_t cols, size_t element_size) {
   constexpr int64_t kL1Bytes = int64_t{32} << 10, kShort16BitCols = 256;
   constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
@@ -635,7 +639,7 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
   if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= kL1Bytes) return 1;
   int group = kGroupRows;
-  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(vendor, element_size)) group /= 2;
+  while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(element_size)) group /= 2;
   return group;
 }
 
@@ -694,7 +698,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) lnb::ClearChunkPartials(task.partials, cols);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
-  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData), args.config.vendor);
+  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData));
 
   // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
   // never changes the sums, so neither do the runs' ends).
