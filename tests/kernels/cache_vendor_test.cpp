@@ -1,6 +1,7 @@
-// The blockings the backward kernel sizes for Intel's caches and for others' (KernelConfig::vendor:
-// the columns path's blocks) give the same bits, on every target and thread count, and values that
-// match the double reference. A test machine runs only its own
+// The blockings and fetches the backward kernel chooses for Intel's caches, for Zen 5's and for
+// others' (KernelConfig::vendor: the columns path's blocks, the cache the next rows are fetched
+// into) give the same bits, on every target and thread count, and values that match the double
+// reference. A test machine runs only its own
 // vendor's blockings through the public API; here both run wherever the suite does.
 #include <gtest/gtest.h>
 
@@ -129,9 +130,17 @@ class CacheVendorTest : public ::testing::TestWithParam<VendorCase> {
   aclhost::reference::LayerNormBackwardResult want_;
 };
 
+const char *VendorName(CacheVendor vendor) {
+  switch (vendor) {
+    case CacheVendor::kIntel: return "Intel";
+    case CacheVendor::kAmdZen5: return "Zen 5";
+    default: return "other";
+  }
+}
+
 std::vector<double> Floats(const std::vector<uint8_t> &bytes) { return aclhost::testing::Decode(ACL_FLOAT, bytes.data(), bytes.size() / 4); }
 
-TEST_P(CacheVendorTest, SameBitsForEitherVendorEveryTargetAndThreadCount) {
+TEST_P(CacheVendorTest, SameBitsForEveryVendorTargetAndThreadCount) {
   const VendorCase &c = GetParam();
   const auto reference = Run(CacheVendor::kOther, Isa::kScalar, 1);
   using aclhost::testing::Compare;
@@ -141,12 +150,12 @@ TEST_P(CacheVendorTest, SameBitsForEitherVendorEveryTargetAndThreadCount) {
   EXPECT_TRUE(grad_weight.Passed()) << grad_weight.Describe("gradWeight");
   const auto grad_bias = Compare(Floats(reference[2]), want_.grad_bias, want_.grad_bias_magnitude, ACL_FLOAT);
   EXPECT_TRUE(grad_bias.Passed()) << grad_bias.Describe("gradBias");
-  for (CacheVendor vendor : {CacheVendor::kOther, CacheVendor::kIntel}) {
+  for (CacheVendor vendor : {CacheVendor::kOther, CacheVendor::kIntel, CacheVendor::kAmdZen5}) {
     for (Isa isa : {Isa::kScalar, Isa::kSse4, Isa::kAvx2, Isa::kAvx512}) {
       if (!aclhost::kernels::IsaAvailable(isa)) continue;
       for (int threads : {1, 2, 3}) {
         EXPECT_EQ(Run(vendor, isa, threads), reference)
-            << (vendor == CacheVendor::kIntel ? "Intel" : "other") << "'s blockings, " << aclhost::kernels::IsaName(isa)
+            << VendorName(vendor) << "'s blockings, " << aclhost::kernels::IsaName(isa)
             << ", " << threads << " threads";
       }
     }
@@ -155,9 +164,11 @@ TEST_P(CacheVendorTest, SameBitsForEitherVendorEveryTargetAndThreadCount) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CacheVendorTest,
+    // Dense FLOAT rows of 768 columns, whose next rows go to L1 on Zen 5 and to L2 on others.
     // Columns: 39 chunks of 64 rows in blocks of 1,024 rows for Intel, 256 for others; and batches
     // of 700 rows, which cut the runs.
-    ::testing::Values(VendorCase{"float_columns", 2500, 37, ElementType::kFloat32, 2500},
+    ::testing::Values(VendorCase{"float_rows_768", 300, 768, ElementType::kFloat32, 0},
+                      VendorCase{"float_columns", 2500, 37, ElementType::kFloat32, 2500},
                       VendorCase{"bf16_column_batches", 2100, 45, ElementType::kBFloat16, 700}),
     [](const ::testing::TestParamInfo<VendorCase> &info) { return std::string(info.param.name); });
 

@@ -46,7 +46,8 @@ bool DetectAvx512Bf16() {
   return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & (1u << 5)) != 0;
 }
 
-// CPUID leaf 0: the vendor string "GenuineIntel" in EBX, EDX, ECX; asked once per process.
+// CPUID leaf 0: the vendor string in EBX, EDX, ECX; for AMD, leaf 1's family (the base family,
+// plus the extended family where the base is 0Fh). Asked once per process.
 CacheVendor DetectVendor() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0) return CacheVendor::kOther;
@@ -54,7 +55,14 @@ CacheVendor DetectVendor() {
   std::memcpy(vendor, &ebx, 4);
   std::memcpy(vendor + 4, &edx, 4);
   std::memcpy(vendor + 8, &ecx, 4);
-  return std::memcmp(vendor, "GenuineIntel", sizeof vendor) == 0 ? CacheVendor::kIntel : CacheVendor::kOther;
+  if (std::memcmp(vendor, "GenuineIntel", sizeof vendor) == 0) return CacheVendor::kIntel;
+  if (std::memcmp(vendor, "AuthenticAMD", sizeof vendor) != 0 || __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) {
+    return CacheVendor::kOther;
+  }
+  const unsigned base_family = (eax >> 8) & 0xF;
+  const unsigned family = base_family == 0xF ? base_family + ((eax >> 20) & 0xFF) : base_family;
+  constexpr unsigned kZen5Family = 0x1A;
+  return family == kZen5Family ? CacheVendor::kAmdZen5 : CacheVendor::kOther;
 }
 
 // Highway asks CPUID, which a hypervisor may trap: the answer is taken once per process.

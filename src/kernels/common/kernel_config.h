@@ -9,9 +9,10 @@ namespace kernels {
 
 enum class Isa { kScalar, kSse4, kAvx2, kAvx512 };
 
-// Whose caches a kernel sizes its blocks for, where the best blocking was measured to differ
-// between Intel's and AMD's (CPUID's vendor string; kOther: every CPU that is not Intel's).
-enum class CacheVendor { kOther, kIntel };
+// Whose caches a kernel sizes its blocks and fetches for, where the best choice was measured to
+// differ between CPUs (CPUID's vendor string and family): Intel's; AMD's family 1Ah (Zen 5); kOther
+// every other CPU.
+enum class CacheVendor { kOther, kIntel, kAmdZen5 };
 
 struct KernelConfig {
   Isa isa = Isa::kScalar;

@@ -148,9 +148,13 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
 // call (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2,
 // (4096, 4096) BF16 3.75 -> 3.31, (16384, 5120) FLOAT16 21.9 -> 17.7. Where the row lengths come
 // from, and what shorter rows lose by L2 ((262144, 128) FLOAT about 6 %): docs/PERFORMANCE.md,
-// fourth session of 2026-12-03.
-inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size) {
-  return cols >= (element_size == sizeof(float) ? 512 : 1536);
+// fourth session of 2026-12-03 (Zen 4). Zen 5 keeps L1 for FLOAT rows up to 1,023 columns
+// (nineteenth session, rows kept for pass 2 since the eleventh): (8192, 768) 1.68 -> 1.63 ms (14
+// of 16 pairs; the other order 12 of 16), one thread 2.72 -> 2.32 (16 of 16); (16384, 512) 9 of
+// 12, (9362, 896) 10 of 12.
+inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor vendor) {
+  if (element_size != sizeof(float)) return cols >= 1536;
+  return cols >= (vendor == CacheVendor::kAmdZen5 ? 1024 : 512);
 }
 
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
@@ -382,7 +386,7 @@ class RowPasses {
       fetch_go[r] = first_halves->grad_out + r * first_halves->grad_out_step;
       fetch_x[r] = first_halves->input + r * first_halves->input_step;
     }
-    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, kSize);
+    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, kSize, args_.config.vendor);
     const void *const weight = args_.weight;
     float *const weight_partials = weight_partials_, *const bias_partials = bias_partials_;
     BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs];
@@ -471,7 +475,7 @@ class RowPasses {
       next_x[r] = next.input + r * next.input_step;
       stream_row[r] = stream && reinterpret_cast<uintptr_t>(grad_input_row[r]) % 64 == 0;
     }
-    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData));
+    const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
     // Row r's block at n stored; full: a whole block, else the zero-padded last block of the rows.
     // fetch: the line of its next row at n fetched.
     auto finish_row = [&](int r, int64_t n, bool full, bool fetch, const BlockVec *out) HWY_ATTR __attribute__((always_inline)) {
