@@ -148,13 +148,19 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
 // call (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2,
 // (4096, 4096) BF16 3.75 -> 3.31, (16384, 5120) FLOAT16 21.9 -> 17.7. Where the row lengths come
 // from, and what shorter rows lose by L2 ((262144, 128) FLOAT about 6 %): docs/PERFORMANCE.md,
-// fourth session of 2026-12-03 (Zen 4). Zen 5 keeps L1 for FLOAT rows up to 1,023 columns
-// (nineteenth session, rows kept for pass 2 since the eleventh): (8192, 768) 1.68 -> 1.63 ms (14
-// of 16 pairs; the other order 12 of 16), one thread 2.72 -> 2.32 (16 of 16); (16384, 512) 9 of
-// 12, (9362, 896) 10 of 12.
+// fourth session of 2026-12-03 (Zen 4). Zen 5 (nineteenth session; rows of up to 2,048 columns
+// are kept for pass 2 since the eleventh) fetches into L1 up to 2,048 columns, alternating builds
+// call by call against L2: FLOAT (8192, 768) 1.68 -> 1.63 ms (14 of 16 pairs; the other order 12
+// of 16), one thread 2.72 -> 2.32 (16 of 16), (32768, 1024) 7.28 -> 5.34 (10 of 10; the other
+// order 7 of 10), (5461, 1536) 2.81 -> 2.47 (10 of 10), (4096, 2048) 6 of 10; FLOAT16 (4096,
+// 2048) 1.49 -> 1.34 (9 of 10). Longer rows measured even or a little faster in L1 ((4096, 4096)
+// FLOAT 6 and BF16 6 of 10, FLOAT16 9 of 10, 4 %) and no more than that: they keep L2. This
+// rule against L1 for FLOAT rows only below 1,024 columns: (32768, 1024) FLOAT 9.06 -> 8.46 ms (10
+// of 10), (4096, 2048) FLOAT16 1.63 -> 1.51 (9 of 10), (5461, 1536) BF16 8 of 10.
 inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor vendor) {
-  if (element_size != sizeof(float)) return cols >= 1536;
-  return cols >= (vendor == CacheVendor::kAmdZen5 ? 1024 : 512);
+  constexpr int64_t kZen5L1Cols = 2048;
+  if (vendor == CacheVendor::kAmdZen5) return cols > kZen5L1Cols;
+  return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
