@@ -148,8 +148,8 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
 // call (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2,
 // (4096, 4096) BF16 3.75 -> 3.31, (16384, 5120) FLOAT16 21.9 -> 17.7. Where the row lengths come
 // from, and what shorter rows lose by L2 ((262144, 128) FLOAT about 6 %): docs/PERFORMANCE.md,
-// fourth session of 2026-12-03 (Zen 4). Zen 5 (nineteenth session; rows of up to 2,048 columns
-// are kept for pass 2 since the eleventh) fetches into L1 up to 2,048 columns, alternating builds
+// fourth session of 2026-12-03 (Zen 4). Zen 5 (nineteenth session; a row of up to 2,048
+// columns taken alone is kept for pass 2 since the eleventh) fetches into L1 up to 2,048 columns, alternating builds
 // call by call against L2: FLOAT (8192, 768) 1.68 -> 1.63 ms (14 of 16 pairs; the other order 12
 // of 16), one thread 2.72 -> 2.32 (16 of 16), (32768, 1024) 7.28 -> 5.34 (10 of 10; the other
 // order 7 of 10), (5461, 1536) 2.81 -> 2.47 (10 of 10), (4096, 2048) 6 of 10; FLOAT16 (4096,
