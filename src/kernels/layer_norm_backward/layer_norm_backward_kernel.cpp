@@ -402,7 +402,11 @@ class RowPasses {
     constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
     // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
     // every pointer on every block.
-    const char *fetch_go[kRows] = {}, *fetch_x[kRows] = {};
+    const char *fetch_go[kRows] = {}, *fetch_x[kRows] = {}, *go_row[kRows], *x_row[kRows];
+    for (int r = 0; r < kRows; ++r) {
+      go_row[r] = rows.grad_out + r * rows.grad_out_step;
+      x_row[r] = rows.input + r * rows.input_step;
+    }
     for (int r = 0; r < kRows && first_halves != nullptr; ++r) {
       fetch_go[r] = first_halves->grad_out + r * first_halves->grad_out_step;
       fetch_x[r] = first_halves->input + r * first_halves->input_step;
@@ -445,7 +449,7 @@ class RowPasses {
         FetchHalfRow(fetch_x[r], args_.cols * kSize, n * kSize, false, into_l2);
       }
       for (int r = 0; r < kRows; ++r) {
-        ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
+        ReadGradOutAndInput<kData>(go_row[r], x_row[r], n, c1, full, go, x);
         accumulate_row(r, n, pw, pb);
       }
       if (kColumnSums) {
@@ -520,11 +524,18 @@ class RowPasses {
     // kCount blocks of every row from n on, row after row: a row's line of gradInput is written
     // whole before the next row's, so that no write-combining buffer of a non-temporal store waits
     // half full while other rows' lines open.
+    // Its loops over rows and blocks are unrolled whole, so that each row's pointers and vectors
+    // stay in registers; GCC otherwise kept them in arrays on the stack and loaded them for every
+    // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 68.2 -> 61.7
+    // us medians (281 of 300 pairs), FLOAT16 58.0 -> 56.0 (277 of 300), FLOAT and shorter rows
+    // even; from memory even.
     auto blocks = [&](int64_t n, auto count_tag, bool full) HWY_ATTR __attribute__((always_inline)) {
       constexpr int64_t kCount = decltype(count_tag)::value;
       BlockVec out[kBlockVecs];
       if (kept != nullptr) {
+        #pragma GCC unroll 8
         for (int r = 0; r < kRows; ++r) {
+          #pragma GCC unroll 8
           for (int64_t b = 0; b < kCount; ++b) {
             BlockVec g[kBlockVecs], xhat[kBlockVecs];
             LoadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n + b * kBlockLanes, g);
@@ -536,6 +547,7 @@ class RowPasses {
         return;
       }
       BlockVec w[kCount][kBlockVecs];
+      #pragma GCC unroll 8
       for (int64_t b = 0; b < kCount && kHasWeight; ++b) {
         if (full) {
           LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w[b]);
@@ -543,7 +555,9 @@ class RowPasses {
           ReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, c1, w[b]);
         }
       }
+      #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) {
+        #pragma GCC unroll 8
         for (int64_t b = 0; b < kCount; ++b) {
           BlockVec go[kBlockVecs], x[kBlockVecs];
           ReadGradOutAndInput<kData>(go_row[r], x_row[r], n + b * kBlockLanes, c1, full, go, x);
