@@ -402,11 +402,7 @@ class RowPasses {
     constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
     // Locals, not members: the partials' stores could otherwise alias them, forcing a reload of
     // every pointer on every block.
-    const char *fetch_go[kRows] = {}, *fetch_x[kRows] = {}, *go_row[kRows], *x_row[kRows];
-    for (int r = 0; r < kRows; ++r) {
-      go_row[r] = rows.grad_out + r * rows.grad_out_step;
-      x_row[r] = rows.input + r * rows.input_step;
-    }
+    const char *fetch_go[kRows] = {}, *fetch_x[kRows] = {};
     for (int r = 0; r < kRows && first_halves != nullptr; ++r) {
       fetch_go[r] = first_halves->grad_out + r * first_halves->grad_out_step;
       fetch_x[r] = first_halves->input + r * first_halves->input_step;
@@ -449,7 +445,7 @@ class RowPasses {
         FetchHalfRow(fetch_x[r], args_.cols * kSize, n * kSize, false, into_l2);
       }
       for (int r = 0; r < kRows; ++r) {
-        ReadGradOutAndInput<kData>(go_row[r], x_row[r], n, c1, full, go, x);
+        ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
         accumulate_row(r, n, pw, pb);
       }
       if (kColumnSums) {
@@ -526,9 +522,9 @@ class RowPasses {
     // half full while other rows' lines open.
     // Its loops over rows and blocks are unrolled whole, so that each row's pointers and vectors
     // stay in registers; GCC otherwise kept them in arrays on the stack and loaded them for every
-    // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 68.2 -> 61.7
-    // us medians (281 of 300 pairs), FLOAT16 58.0 -> 56.0 (277 of 300), FLOAT and shorter rows
-    // even; from memory even.
+    // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 65.7 -> 58.7
+    // us medians (290 of 300 pairs), FLOAT16 55.6 -> 52.4 (286 of 300), FLOAT and shorter rows
+    // ((64, 256) FLOAT included) even; from memory even.
     auto blocks = [&](int64_t n, auto count_tag, bool full) HWY_ATTR __attribute__((always_inline)) {
       constexpr int64_t kCount = decltype(count_tag)::value;
       BlockVec out[kBlockVecs];
