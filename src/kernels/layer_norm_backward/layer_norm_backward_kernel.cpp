@@ -143,23 +143,27 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
   return end;
 }
 
-// Pass 2 fetches the next rows into L2 rather than L1 from rows of 512 FLOAT or 1536 16-bit
-// columns on; shorter rows keep L1. Two threads, the builds before and after alternating call by
-// call (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2,
-// (4096, 4096) BF16 3.75 -> 3.31, (16384, 5120) FLOAT16 21.9 -> 17.7. Where the row lengths come
-// from, and what shorter rows lose by L2 ((262144, 128) FLOAT about 6 %): docs/PERFORMANCE.md,
-// fourth session of 2026-12-03 (Zen 4). Zen 5 (nineteenth session; a row of up to 2,048
-// columns taken alone is kept for pass 2 since the eleventh) fetches into L1 up to 2,048 columns, alternating builds
-// call by call against L2: FLOAT (8192, 768) 1.68 -> 1.63 ms (14 of 16 pairs; the other order 12
-// of 16), one thread 2.72 -> 2.32 (16 of 16), (32768, 1024) 7.28 -> 5.34 (10 of 10; the other
-// order 7 of 10), (5461, 1536) 2.81 -> 2.47 (10 of 10), (4096, 2048) 6 of 10; FLOAT16 (4096,
-// 2048) 1.49 -> 1.34 (9 of 10). Longer rows measured even or a little faster in L1 ((4096, 4096)
-// FLOAT 6 and BF16 6 of 10, FLOAT16 9 of 10, 4 %) and no more than that: they keep L2. This
-// rule against L1 for FLOAT rows only below 1,024 columns: (32768, 1024) FLOAT 9.06 -> 8.46 ms (10
-// of 10), (4096, 2048) FLOAT16 1.63 -> 1.51 (9 of 10), (5461, 1536) BF16 8 of 10.
+// Pass 2 fetches the next rows into L2 rather than L1 from rows of 512 FLOAT or 1536 16-bit columns
+// on; shorter rows keep L1. Two threads, the builds before and after alternating call by call
+// (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2, (4096,
+// 4096) BF16 3.75 -> 3.31, (16384, 5120) FLOAT16 21.9 -> 17.7. Where the row lengths come from, and
+// what shorter rows lose by L2 ((262144, 128) FLOAT about 6 %): docs/PERFORMANCE.md, fourth session
+// of 2026-12-03 (Zen 4). Zen 5 (nineteenth session; a row of up to 2,048 columns taken alone was
+// kept for pass 2 then) fetched into L1 up to 2,048 columns, alternating builds call by call
+// against L2: FLOAT (8192, 768) 1.68 -> 1.63 ms (14 of 16 pairs; the other order 12 of 16), one
+// thread 2.72 -> 2.32 (16 of 16), (32768, 1024) 7.28 -> 5.34 (10 of 10; the other order 7 of 10),
+// (5461, 1536) 2.81 -> 2.47 (10 of 10), (4096, 2048) 6 of 10; FLOAT16 (4096, 2048) 1.49 -> 1.34 (9
+// of 10). Longer rows measured even or a little faster in L1 ((4096, 4096) FLOAT 6 and BF16 6 of
+// 10, FLOAT16 9 of 10, 4 %) and kept L2 then. That rule against L1 for FLOAT rows only below 1,024
+// columns: (32768, 1024) FLOAT 9.06 -> 8.46 ms (10 of 10), (4096, 2048) FLOAT16 1.63 -> 1.51 (9 of
+// 10), (5461, 1536) BF16 8 of 10. Measured again with 16 pairs (twentieth session; rows that long
+// were never kept), longer rows gained by L1 too: (4096, 4096) FLOAT 4.87 -> 4.65 ms (16 of
+// 16; the other order 15 of 16), FLOAT16 2.61 -> 2.49 (13 of 16), BF16 11 of 12 and 11 of 16 in the
+// two orders; (16384, 5120) FLOAT16 11.69 -> 11.10 (16 of 16), BF16 14 of 16, FLOAT 12 of 16;
+// (1024, 32768) BF16 5.44 -> 5.25 (15 of 16), FLOAT16 11 and FLOAT 12 of 16. So Zen 5 fetches into
+// L1 whatever the row's length.
 inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor vendor) {
-  constexpr int64_t kZen5L1Cols = 2048;
-  if (vendor == CacheVendor::kAmdZen5) return cols > kZen5L1Cols;
+  if (vendor == CacheVendor::kAmdZen5) return false;
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
