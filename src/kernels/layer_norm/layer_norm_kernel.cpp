@@ -41,9 +41,14 @@ inline float AddError(float a, float b, float sum) {
 // (bench/ab_builds), medians: (16384, 5120) BF16 13.9 -> 11.6 ms, (4096, 4096) FLOAT16 2.28 -> 2.14,
 // (32768, 1024) FLOAT 5.81 -> 5.49; (16384, 5120) FLOAT even. Rows of 2 KiB and less, and FLOAT
 // rows of 64 KiB ((2048, 16384) 8.7 -> 9.6 ms) and more, lost by L2 or did not move
-// (docs/PERFORMANCE.md, fourth session of 2026-12-03).
-inline bool FetchesNextRowsIntoL2(int64_t row_bytes, size_t element_size) {
+// (docs/PERFORMANCE.md, fourth session of 2026-12-03). Zen 5 fetches every row into L1, in pass
+// 2, as the backward does there (twentieth session), against this rule: (4096, 4096) FLOAT 3.26 ->
+// 3.13 ms (14 of 16 pairs; the other order 10 of 12), FLOAT16 1.71 -> 1.57 (12 of 16; 14 of 16),
+// BF16 8 of 12; (16384, 5120) BF16 7.77 -> 7.57 (12 of 16; 11 and 16 of 16), FLOAT 14.98 ->
+// 14.58 (12 of 16); (1024, 32768) FLOAT16 even (7 of 16).
+inline bool FetchesNextRowsIntoL2(int64_t row_bytes, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kShortRowBytes = 3072, kLongFloatRowBytes = 65536;
+  if (vendor == CacheVendor::kAmdZen5) return false;
   return row_bytes >= kShortRowBytes && (element_size != sizeof(float) || row_bytes < kLongFloatRowBytes);
 }
 
@@ -182,7 +187,7 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
   // FLOAT16 17.4 -> 15.5 (10 of 10), BF16 18.5 -> 17.4 (9 of 10); (1024, 32768) FLOAT16 7.57 ->
   // 7.27 (14 of 16), BF16 7.85 -> 7.31 (12 of 16); (32768, 1024) FLOAT 9 of 12; (8192, 768) even.
   constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kInput));
-  const bool into_l2 = ln::FetchesNextRowsIntoL2(cols * kSize, ElementSize(kInput));
+  const bool into_l2 = ln::FetchesNextRowsIntoL2(cols * kSize, ElementSize(kInput), args.config.vendor);
   auto fetch_half = [&](int64_t n, bool second_half) HWY_ATTR __attribute__((always_inline)) {
     for (int r = 0; r < kRows; ++r) FetchHalfRow(next_rows + r * row_step, cols * kSize, n * kSize, second_half, true);
   };
