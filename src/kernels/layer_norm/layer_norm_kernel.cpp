@@ -44,7 +44,7 @@ inline float AddError(float a, float b, float sum) {
 // (docs/PERFORMANCE.md, fourth session of 2026-12-03). Zen 5 fetches every row into L1, in pass
 // 2, as the backward does there (twentieth session), against this rule: (4096, 4096) FLOAT 3.26 ->
 // 3.13 ms (14 of 16 pairs; the other order 10 of 12), FLOAT16 1.71 -> 1.57 (12 of 16; 14 of 16),
-// BF16 8 of 12; (16384, 5120) BF16 7.77 -> 7.57 (12 of 16; 11 and 16 of 16), FLOAT 14.98 ->
+// BF16 8 of 12; (16384, 5120) BF16 7.77 -> 7.57 (12 of 16; 11 of 12, 16 of 16), FLOAT 14.98 ->
 // 14.58 (12 of 16); (1024, 32768) FLOAT16 even (7 of 16).
 inline bool FetchesNextRowsIntoL2(int64_t row_bytes, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kShortRowBytes = 3072, kLongFloatRowBytes = 65536;
