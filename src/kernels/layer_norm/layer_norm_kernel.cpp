@@ -38,14 +38,15 @@ inline float AddError(float a, float b, float sum) {
 
 // Pass 2 fetches the next rows into L2 rather than L1 from rows of 3 KiB on, except FLOAT rows of
 // 64 KiB and more. Two threads, the builds before and after alternating call by call
-// (bench/ab_builds), medians: (16384, 5120) BF16 13.9 -> 11.6 ms, (4096, 4096) FLOAT16 2.28 -> 2.14,
-// (32768, 1024) FLOAT 5.81 -> 5.49; (16384, 5120) FLOAT even. Rows of 2 KiB and less, and FLOAT
-// rows of 64 KiB ((2048, 16384) 8.7 -> 9.6 ms) and more, lost by L2 or did not move
-// (docs/PERFORMANCE.md, fourth session of 2026-12-03). Zen 5 fetches every row into L1, in pass
-// 2, as the backward does there (twentieth session), against this rule: (4096, 4096) FLOAT 3.26 ->
-// 3.13 ms (14 of 16 pairs; the other order 10 of 12), FLOAT16 1.71 -> 1.57 (12 of 16; 14 of 16),
-// BF16 8 of 12; (16384, 5120) BF16 7.77 -> 7.57 (12 of 16; 11 of 12, 16 of 16), FLOAT 14.98 ->
-// 14.58 (12 of 16); (1024, 32768) FLOAT16 even (7 of 16).
+// (bench/ab_builds), medians: (16384, 5120) BF16 13.9 -> 11.6 ms, (4096, 4096) FLOAT16 2.28 ->
+// 2.14, (32768, 1024) FLOAT 5.81 -> 5.49; (16384, 5120) FLOAT even. Rows of 2 KiB and less, and
+// FLOAT rows of 64 KiB ((2048, 16384) 8.7 -> 9.6 ms) and more, lost by L2 or did not move
+// (docs/PERFORMANCE.md, fourth session of 2026-12-03). Zen 5 fetches every row into L1, all of it
+// in pass 2 (twentieth session; the backward there fetches into L1 too, split between its passes
+// for the rows it does not keep), against this rule: (4096, 4096) FLOAT 3.26 -> 3.13 ms (14 of 16
+// pairs; the other order 10 of 12), FLOAT16 1.71 -> 1.57 (12 of 16; 14 of 16), BF16 8 of 12;
+// (16384, 5120) BF16 7.77 -> 7.57 (12 of 16; 11 of 12, 16 of 16), FLOAT 14.98 -> 14.58 (12 of 16);
+// (1024, 32768) FLOAT16 even (7 of 16).
 inline bool FetchesNextRowsIntoL2(int64_t row_bytes, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kShortRowBytes = 3072, kLongFloatRowBytes = 65536;
   if (vendor == CacheVendor::kAmdZen5) return false;
