@@ -230,8 +230,8 @@ inline int64_t ColumnRunRows(int64_t rows, CacheVendor vendor) {
 }
 
 // Pass 1 transposes a run's 16 columns a piece of this many bytes of each at a time (64 FLOAT
-// rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches the next piece into L2
-// meanwhile; whole runs made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose
+// rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches a later piece into L2
+// meanwhile (ColumnPieceFetch; what follows measured the next piece fetched at once); whole runs made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose
 // sets the runs' power-of-two strides crowd. Two threads, alternating builds call by call, every
 // call from cold caches, medians: (8192, 768) FLOAT transposed 7.15 -> 5.19 ms (9 of 10 pairs),
 // 6.73 -> 5.59 (10 of 10), 7.13 -> 5.99 (9 of 10); pieces of 32 or 128 rows gained less, 256
@@ -820,6 +820,77 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   if (task.stream) hwy::FlushStream();
 }
 
+// Pass 1's pieces in the order it takes them (a run's pieces of the 16 columns from n0 on, then
+// the next 16 columns'), fetched into L2 kColumnFetchPiecesAhead pieces ahead of the one pass 1
+// works on, a line of gradOut and one of input with every FLOAT row pass 1 adds, every second
+// 16-bit one (a piece's lines over its rows), rather than the next piece's 64 lines of each at once
+// before its transposition, whose loads then queued behind them (a core holds only so many misses
+// in flight). Zen 5 (twenty-first session), two threads, alternating builds call by call from cold
+// caches, medians: (8192, 768) FLOAT transposed 3.00 -> 2.15 ms (11 of 12 pairs; 2.99 -> 2.28,
+// 12 of 12, three pieces ahead), (4096, 4096) BF16 transposed 6.23 -> 4.90 (12 of 12), NCHW memory
+// (32, 3136, 128) FLOAT 7.15 -> 6.47 (8 of 10) and BF16 4.21 -> 4.07 (8 of 10); (256, 4096)
+// transposed, from L3, FLOAT 1.19 -> 1.08 ms (190 of 200) but BF16 272 -> 285 us (21 of 200).
+// Spreading the fetch with a division per line lost most of it, for 16-bit rows all.
+constexpr int kColumnFetchPiecesAhead = 2;
+
+class ColumnPieceFetch {
+ public:
+  ColumnPieceFetch(const char *grad_out, int64_t grad_out_column_bytes, const char *input, int64_t input_column_bytes,
+                   int64_t cols, int64_t run_bytes, int64_t piece_bytes)
+      : grad_out_(grad_out), input_(input), grad_out_column_bytes_(grad_out_column_bytes),
+        input_column_bytes_(input_column_bytes), cols_(cols), run_bytes_(run_bytes), piece_bytes_(piece_bytes) {}
+
+  // The pieces before kColumnFetchPiecesAhead at once but the first (whose transposition comes at
+  // once), then the next ready to be fetched line by line.
+  void Start() {
+    for (int piece = 1; piece < kColumnFetchPiecesAhead; ++piece) {
+      Advance();
+      FetchRest();
+    }
+    Advance();
+  }
+
+  // One line of each operand of the piece being fetched, if any is left.
+  HWY_INLINE void Line() {
+    if (column_ >= column_end_) return;
+    FetchForReading(grad_out_ + column_ * grad_out_column_bytes_ + byte_, true);
+    FetchForReading(input_ + column_ * input_column_bytes_ + byte_, true);
+    byte_ += 64;
+    if (byte_ >= piece_end_) {
+      byte_ = piece_begin_;
+      ++column_;
+    }
+  }
+
+  // The rest of the piece being fetched, then the next piece is the one to fetch.
+  void FinishPiece() {
+    FetchRest();
+    Advance();
+  }
+
+ private:
+  void FetchRest() {
+    while (column_ < column_end_) Line();
+  }
+
+  void Advance() {
+    piece_begin_ += piece_bytes_;
+    if (piece_begin_ >= run_bytes_) {
+      piece_begin_ = 0;
+      first_column_ += kBlockLanes;
+    }
+    piece_end_ = std::min(piece_begin_ + piece_bytes_, run_bytes_);
+    column_ = first_column_;
+    column_end_ = std::min(first_column_ + kBlockLanes, cols_);
+    byte_ = piece_begin_;
+  }
+
+  const char *grad_out_, *input_;
+  int64_t grad_out_column_bytes_, input_column_bytes_, cols_, run_bytes_, piece_bytes_;
+  int64_t first_column_ = 0, piece_begin_ = 0, piece_end_ = 0;  // the piece being fetched
+  int64_t column_ = 0, column_end_ = 0, byte_ = 0;                 // its next line
+};
+
 // Rows [a, b) of one batch of operands in columns (lnb::InColumns), the first of them in chunk
 // first_chunk, whose partials are at `partials`, with the same operations in the same order as
 // rows in memory get (RowPasses): pass 1 moves 16 columns, a piece of their runs at a time, into
@@ -837,16 +908,8 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const char *const x = static_cast<const char *>(args.input) + ColumnRowOffset(args.input_columns, a) * size;
   const float *const weight = static_cast<const float *>(args.weight);
   const int64_t piece_rows = lnb::ColumnPieceRows(ElementSize(kData));
-  // Pass 1's piece of gradOut and input from row `first` of the 16 columns from n0 on, fetched into L2.
-  auto fetch_piece = [&](int64_t n0, int64_t first) {
-    const int64_t end_byte = std::min(first + piece_rows, count) * size;
-    for (int64_t n = n0; n < std::min(n0 + kBlockLanes, cols); ++n) {
-      for (int64_t byte = first * size; byte < end_byte; byte += 64) {
-        FetchForReading(go + n * go_stride * size + byte, true);
-        FetchForReading(x + n * x_stride * size + byte, true);
-      }
-    }
-  };
+  ColumnPieceFetch fetch(go, go_stride * size, x, x_stride * size, cols, count * size, piece_rows * size);
+  fetch.Start();
   for (int64_t i = 0; i < count; ++i) {
     scratch.mean[i] = static_cast<float>(LoadElement(args.mean, args.mean_type, a + i));
     scratch.rstd[i] = static_cast<float>(LoadElement(args.rstd, args.rstd_type, a + i));
@@ -883,11 +946,6 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     };
     for (int64_t p0 = 0; p0 < count; p0 += piece_rows) {
       const int64_t p1 = std::min(p0 + piece_rows, count);
-      if (p1 < count) {
-        fetch_piece(n0, p1);
-      } else if (n0 + kBlockLanes < cols) {
-        fetch_piece(n0 + kBlockLanes, 0);
-      }
       Transpose(go + (n0 * go_stride + p0) * size, go_stride, width, p1 - p0, scratch.grad_out_tile, kBlockLanes,
                 ElementSize(kData), TransposeFar::kSource, args.config.isa);
       Transpose(x + (n0 * x_stride + p0) * size, x_stride, width, p1 - p0, scratch.input_tile, kBlockLanes, ElementSize(kData),
@@ -906,6 +964,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
             pb[v] = hn::LoadU(d, chunk_bias + n0 + v * kBlockWidth);
           }
         }
+        if (size == 4 || (i - p0) % 2 == 0) fetch.Line();
         BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
         LoadBlock<kData>(scratch.grad_out_tile, (i - p0) * kBlockLanes, go_block);
         LoadBlock<kData>(scratch.input_tile, (i - p0) * kBlockLanes, x_block);
@@ -918,6 +977,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
           hn::StoreU(sum_gx, d, row_gx + v * kBlockWidth);
         }
       }
+      fetch.FinishPiece();
     }
     if (kColumnSums) store_partials();
     if (segment_begin > 0 && n0 + kBlockLanes >= lnb::SegmentEnd(cols, segment_begin)) {
