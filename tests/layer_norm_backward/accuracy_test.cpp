@@ -447,6 +447,10 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   // Chunks of 1,055 rows (270,001 rows), each taken in two runs (at most 1,024 rows): the second
   // adds to the partials the first left.
   ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);
+  // Over 8 MiB of gradInput, streamed, in chunks of 100 rows: runs of 200 (1,000 on Intel) rows,
+  // every second one starting half a line into each column, whose first 8 rows take ordinary
+  // stores so that the rest streams from a line's start.
+  ExpectStridedBitsEqualDense({25600, 90}, StridedRows::kTransposed, stream_, ACL_FLOAT);
   // Runs shorter than a piece of pass 1 (6 rows; tiles sized for them) with a ragged last block of
   // columns, whose tiles' padding is zeroed: nothing written past the tiles (the BF16 weight's
   // float32 copy lies behind them).
