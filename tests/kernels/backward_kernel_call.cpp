@@ -37,5 +37,21 @@ void RunBackward(kernels::LayerNormBackwardArgs args) {
   kernels::LayerNormBackward(args);
 }
 
+kernels::LayerNormArgs ForwardArgs(int64_t rows, int64_t cols, kernels::ElementType type, const void *input, const float *weight,
+                                   void *out, float *mean, float *rstd, kernels::Isa isa) {
+  kernels::LayerNormArgs args;
+  args.rows = rows;
+  args.cols = cols;
+  args.eps = 1e-5;
+  args.input_type = args.out_type = type;
+  args.input = input;
+  args.weight = weight;
+  args.out = out;
+  args.mean = mean;
+  args.rstd = rstd;
+  args.config.isa = isa;
+  return args;
+}
+
 }  // namespace testing
 }  // namespace aclhost

@@ -1,7 +1,8 @@
-// The backward kernel called directly, as the kernel-level tests do: its arguments from the
-// operands' pointers, and a run with the scratch it asks for.
+// The kernels called directly, as the kernel-level tests do: the backward's arguments from the
+// operands' pointers and a run with the scratch it asks for; the forward's arguments.
 #pragma once
 
+#include "kernels/layer_norm/layer_norm_kernel.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
 namespace aclhost {
@@ -20,6 +21,11 @@ kernels::LayerNormBackwardArgs BackwardArgs(int64_t rows, int64_t cols, kernels:
 
 // Runs the kernel on args (no operand staged by rows) with a scratch of the size it asks for.
 void RunBackward(kernels::LayerNormBackwardArgs args);
+
+// The forward over dense rows of `type`, in and out, eps 1e-5, a float32 weight and no bias: it
+// then needs no scratch (kernels::LayerNormForward runs it as is).
+kernels::LayerNormArgs ForwardArgs(int64_t rows, int64_t cols, kernels::ElementType type, const void *input, const float *weight,
+                                   void *out, float *mean, float *rstd, kernels::Isa isa);
 
 }  // namespace testing
 }  // namespace aclhost

@@ -15,7 +15,6 @@
 
 #include "backward_kernel_call.h"
 #include "common/float_convert.h"
-#include "kernels/layer_norm/layer_norm_kernel.h"
 #include "test_seed.h"
 
 namespace {
@@ -130,23 +129,25 @@ class PartialBlockTest : public ::testing::TestWithParam<Shape> {
     }
     std::vector<uint8_t> out(bytes_);
     std::vector<float> mean(mean_.size()), rstd(rstd_.size());
-    aclhost::kernels::LayerNormArgs args;
-    args.rows = shape_.rows;
-    args.cols = shape_.cols;
-    args.eps = 1e-5;
-    args.input_type = args.out_type = shape_.type;
-    args.input = input;
-    args.weight = weight_.data();
-    args.out = out.data();
-    args.mean = mean.data();
-    args.rstd = rstd.data();
-    args.config.isa = isa;
-    aclhost::kernels::LayerNormForward(args);  // float32 weight, no bias: no scratch needed
+    aclhost::kernels::LayerNormForward(aclhost::testing::ForwardArgs(shape_.rows, shape_.cols, shape_.type, input, weight_.data(),
+                                                                     out.data(), mean.data(), rstd.data(), isa));
     const auto *mean_bytes = reinterpret_cast<const uint8_t *>(mean.data());
     const auto *rstd_bytes = reinterpret_cast<const uint8_t *>(rstd.data());
     out.insert(out.end(), mean_bytes, mean_bytes + mean.size() * 4);
     out.insert(out.end(), rstd_bytes, rstd_bytes + rstd.size() * 4);
     return out;
+  }
+
+  // run(isa, guarded)'s bytes on every available target, guarded, equal run(scalar, unguarded)'s.
+  template <class Run>
+  void ExpectGuardedBitsOnEveryTarget(Run run) {
+    const std::vector<uint8_t> want = run(Isa::kScalar, false);
+    for (Isa isa : {Isa::kScalar, Isa::kSse4, Isa::kAvx2, Isa::kAvx512}) {
+      if (!aclhost::kernels::IsaAvailable(isa)) continue;
+      const std::vector<uint8_t> got = run(isa, true);
+      ASSERT_FALSE(got.empty()) << "no guard page could be mapped";
+      EXPECT_TRUE(got == want) << Describe(shape_, isa);
+    }
   }
 
   const Shape shape_;
@@ -156,23 +157,11 @@ class PartialBlockTest : public ::testing::TestWithParam<Shape> {
 };
 
 TEST_P(PartialBlockTest, BackwardReadsNothingPastItsOperands) {
-  const std::vector<uint8_t> want = Backward(Isa::kScalar, false);
-  for (Isa isa : {Isa::kScalar, Isa::kSse4, Isa::kAvx2, Isa::kAvx512}) {
-    if (!aclhost::kernels::IsaAvailable(isa)) continue;
-    const std::vector<uint8_t> got = Backward(isa, true);
-    ASSERT_FALSE(got.empty()) << "no guard page could be mapped";
-    EXPECT_TRUE(got == want) << Describe(shape_, isa);
-  }
+  ExpectGuardedBitsOnEveryTarget([this](Isa isa, bool guarded) { return Backward(isa, guarded); });
 }
 
 TEST_P(PartialBlockTest, ForwardReadsNothingPastItsInput) {
-  const std::vector<uint8_t> want = Forward(Isa::kScalar, false);
-  for (Isa isa : {Isa::kScalar, Isa::kSse4, Isa::kAvx2, Isa::kAvx512}) {
-    if (!aclhost::kernels::IsaAvailable(isa)) continue;
-    const std::vector<uint8_t> got = Forward(isa, true);
-    ASSERT_FALSE(got.empty()) << "no guard page could be mapped";
-    EXPECT_TRUE(got == want) << Describe(shape_, isa);
-  }
+  ExpectGuardedBitsOnEveryTarget([this](Isa isa, bool guarded) { return Forward(isa, guarded); });
 }
 
 // Rows of 100 FLOAT columns (a last block of 4) and 197 BF16 ones (of 5), taken alone and in

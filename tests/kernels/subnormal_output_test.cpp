@@ -11,7 +11,6 @@
 
 #include "backward_kernel_call.h"
 #include "common/float_convert.h"
-#include "kernels/layer_norm/layer_norm_kernel.h"
 #include "test_seed.h"
 
 namespace {
@@ -86,18 +85,9 @@ class ForwardSubnormalOutputTest : public ::testing::TestWithParam<int64_t> {
   std::vector<uint16_t> Out(Isa isa, bool in_place) {
     std::vector<uint16_t> out = in_place ? input_ : std::vector<uint16_t>(input_.size());
     std::vector<float> mean(kRows), rstd(kRows);
-    aclhost::kernels::LayerNormArgs args;
-    args.rows = kRows;
-    args.cols = cols_;
-    args.eps = 1e-5;
-    args.input_type = args.out_type = ElementType::kBFloat16;
-    args.input = in_place ? out.data() : input_.data();
-    args.weight = weight_.data();
-    args.out = out.data();
-    args.mean = mean.data();
-    args.rstd = rstd.data();
-    args.config.isa = isa;
-    aclhost::kernels::LayerNormForward(args);  // float32 weight, no bias: no scratch needed
+    aclhost::kernels::LayerNormForward(aclhost::testing::ForwardArgs(kRows, cols_, ElementType::kBFloat16,
+                                                                     in_place ? out.data() : input_.data(), weight_.data(),
+                                                                     out.data(), mean.data(), rstd.data(), isa));
     return out;
   }
 
