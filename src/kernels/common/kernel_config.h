@@ -14,6 +14,12 @@ enum class Isa { kScalar, kSse4, kAvx2, kAvx512 };
 // every other CPU.
 enum class CacheVendor { kOther, kIntel, kAmdZen5 };
 
+// Whether a kernel fetches the rows it works on next into L1 whatever their length, rather than
+// into L2 from some length on (each kernel's FetchesNextRowsIntoL2): Zen 5, where L1 measured
+// faster for every row length in both kernels (docs/PERFORMANCE.md, nineteenth and twentieth
+// sessions of 2026-12-04 and 2026-12-05).
+inline bool FetchesNextRowsIntoL1Only(CacheVendor vendor) { return vendor == CacheVendor::kAmdZen5; }
+
 struct KernelConfig {
   Isa isa = Isa::kScalar;
   int threads = 1;

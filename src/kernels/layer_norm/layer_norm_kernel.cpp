@@ -49,7 +49,7 @@ inline float AddError(float a, float b, float sum) {
 // (1024, 32768) FLOAT16 even (7 of 16).
 inline bool FetchesNextRowsIntoL2(int64_t row_bytes, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kShortRowBytes = 3072, kLongFloatRowBytes = 65536;
-  if (vendor == CacheVendor::kAmdZen5) return false;
+  if (FetchesNextRowsIntoL1Only(vendor)) return false;
   return row_bytes >= kShortRowBytes && (element_size != sizeof(float) || row_bytes < kLongFloatRowBytes);
 }
 

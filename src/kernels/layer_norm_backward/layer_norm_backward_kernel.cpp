@@ -163,7 +163,7 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
 // (1024, 32768) BF16 5.44 -> 5.25 (15 of 16), FLOAT16 11 and FLOAT 12 of 16. So Zen 5 fetches into
 // L1 whatever the row's length.
 inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor vendor) {
-  if (vendor == CacheVendor::kAmdZen5) return false;
+  if (FetchesNextRowsIntoL1Only(vendor)) return false;
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
@@ -231,8 +231,9 @@ inline int64_t ColumnRunRows(int64_t rows, CacheVendor vendor) {
 
 // Pass 1 transposes a run's 16 columns a piece of this many bytes of each at a time (64 FLOAT
 // rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches a later piece into L2
-// meanwhile (ColumnPieceFetch; what follows measured the next piece fetched at once); whole runs made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose
-// sets the runs' power-of-two strides crowd. Two threads, alternating builds call by call, every
+// meanwhile (ColumnPieceFetch; what follows measured the next piece fetched at once); whole runs
+// made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose sets the runs'
+// power-of-two strides crowd. Two threads, alternating builds call by call, every
 // call from cold caches, medians: (8192, 768) FLOAT transposed 7.15 -> 5.19 ms (9 of 10 pairs),
 // 6.73 -> 5.59 (10 of 10), 7.13 -> 5.99 (9 of 10); pieces of 32 or 128 rows gained less, 256
 // nothing; without the fetch, 4 to 10 of 10 pairs faster. Short runs (short calls and batches)
@@ -250,7 +251,8 @@ struct ColumnScratch {
   ColumnScratch(char *base, int64_t rows, int64_t cols, size_t element_size) {
     const int64_t padded_rows = PaddedCols(rows);
     const size_t lanes_bytes = static_cast<size_t>(padded_rows * kLanes) * sizeof(float);
-    // A block of pass 2 starts at any row of a run (RunColumnRows: a run's first line of gradInput)
+    // One block more: pass 2's blocks may start at any of a run's first 16 rows (RunColumnRows'
+    // head, the rows before a run's first whole line of gradInput).
     const size_t row_bytes = static_cast<size_t>(padded_rows + kLanes) * sizeof(float);
     const size_t tile_bytes = static_cast<size_t>(std::min(padded_rows, ColumnPieceRows(element_size)) * kLanes) * element_size;
     size_t at = 0;
@@ -824,9 +826,9 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
 // Pass 1's pieces in the order it takes them (a run's pieces of the 16 columns from n0 on, then
 // the next 16 columns'), fetched into L2 kColumnFetchPiecesAhead pieces ahead of the one pass 1
 // works on, a line of gradOut and one of input with every FLOAT row pass 1 adds, every second
-// 16-bit one (a piece's lines over its rows), rather than the next piece's 64 lines of each at once
-// before its transposition, whose loads then queued behind them (a core holds only so many misses
-// in flight). Zen 5 (twenty-first session), two threads, alternating builds call by call from cold
+// 16-bit one (RunColumnRows' kRowsPerFetchedLine: a piece's lines over its rows), rather than the
+// next piece's 64 lines of each at once before its transposition, whose loads then queued behind
+// them (a core holds only so many misses in flight). Zen 5 (twenty-first session), two threads, alternating builds call by call from cold
 // caches, medians: (8192, 768) FLOAT transposed 3.00 -> 2.15 ms (11 of 12 pairs; 2.99 -> 2.28,
 // 12 of 12, three pieces ahead), (4096, 4096) BF16 transposed 6.23 -> 4.90 (12 of 12), NCHW memory
 // (32, 3136, 128) FLOAT 7.15 -> 6.47 (8 of 10) and BF16 4.21 -> 4.07 (8 of 10); (256, 4096)
@@ -839,17 +841,17 @@ class ColumnPieceFetch {
   ColumnPieceFetch(const char *grad_out, int64_t grad_out_column_bytes, const char *input, int64_t input_column_bytes,
                    int64_t cols, int64_t run_bytes, int64_t piece_bytes)
       : grad_out_(grad_out), input_(input), grad_out_column_bytes_(grad_out_column_bytes),
-        input_column_bytes_(input_column_bytes), cols_(cols), run_bytes_(run_bytes), piece_bytes_(piece_bytes) {}
-
-  // The pieces before kColumnFetchPiecesAhead at once but the first (whose transposition comes at
-  // once), then the next ready to be fetched line by line.
-  void Start() {
+        input_column_bytes_(input_column_bytes), cols_(cols), run_bytes_(run_bytes), piece_bytes_(piece_bytes) {
+    // The pieces before kColumnFetchPiecesAhead at once but the first (whose transposition comes
+    // at once); then the one that many on is ready to be fetched line by line.
     for (int piece = 1; piece < kColumnFetchPiecesAhead; ++piece) {
       Advance();
       FetchRest();
     }
     Advance();
   }
+
+
 
   // One line of each operand of the piece being fetched, if any is left.
   HWY_INLINE void Line() {
@@ -910,7 +912,9 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const float *const weight = static_cast<const float *>(args.weight);
   const int64_t piece_rows = lnb::ColumnPieceRows(ElementSize(kData));
   ColumnPieceFetch fetch(go, go_stride * size, x, x_stride * size, cols, count * size, piece_rows * size);
-  fetch.Start();
+  // A piece holds 16 columns of piece_rows * size / 64 lines: one line of each operand per row
+  // (FLOAT) or per two rows (16-bit) fetches it over its rows.
+  constexpr int64_t kRowsPerFetchedLine = 4 / static_cast<int64_t>(ElementSize(kData));
   for (int64_t i = 0; i < count; ++i) {
     scratch.mean[i] = static_cast<float>(LoadElement(args.mean, args.mean_type, a + i));
     scratch.rstd[i] = static_cast<float>(LoadElement(args.rstd, args.rstd_type, a + i));
@@ -965,7 +969,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
             pb[v] = hn::LoadU(d, chunk_bias + n0 + v * kBlockWidth);
           }
         }
-        if (size == 4 || (i - p0) % 2 == 0) fetch.Line();
+        if ((i - p0) % kRowsPerFetchedLine == 0) fetch.Line();
         BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
         LoadBlock<kData>(scratch.grad_out_tile, (i - p0) * kBlockLanes, go_block);
         LoadBlock<kData>(scratch.input_tile, (i - p0) * kBlockLanes, x_block);
@@ -1028,13 +1032,13 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     // ordinary stores (fewer than a block), so that the rest of it streams rather than the whole
     // run going through the caches. Pass 2 computes each element on its own: where its blocks
     // start changes no bit. Two threads, alternating builds call by call from cold caches, Zen 5:
-    // (32, 3136, 128) FLOAT 6.04 -> 5.46 ms (8 of 10 pairs), 5.11 -> 4.58 (9 of 10), 5.06 -> 4.40 (10 of
-    // 10). 16-bit
-    // runs (a block half a line, written by two streaming stores) measured even or slower so:
-    // BF16 3.83 -> 4.01 ms (2 of 10), (64, 3136, 256) 9.31 -> 9.36 (5 of 8).
+    // (32, 3136, 128) FLOAT 6.04 -> 5.46 ms (8 of 10 pairs), 5.11 -> 4.58 (9 of 10), 5.06 -> 4.40
+    // (10 of 10). 16-bit runs (a block half a line, written by two streaming stores) measured even
+    // or slower so: BF16 3.83 -> 4.01 ms (2 of 10), (64, 3136, 256) 9.31 -> 9.36 (5 of 8).
     constexpr bool kBlockIsLine = kBlockLanes * ElementSize(kData) == 64;
     const int64_t misalignment = static_cast<int64_t>(reinterpret_cast<uintptr_t>(gi_column) % 64);
-    const int64_t head = kBlockIsLine && stream && misalignment % size == 0 ? std::min(count, (64 - misalignment) / size % kBlockLanes) : 0;
+    const int64_t head =
+        kBlockIsLine && stream && misalignment % size == 0 ? std::min(count, (64 - misalignment) / size % kBlockLanes) : 0;
     const bool stream_column = stream && (misalignment + head * size) % 64 == 0;
     const auto w = hn::Set(d, kHasWeight ? weight[n] : 1.0f);
     // Rows i .. i + 16 of column n, those below end; whole: all 16.
