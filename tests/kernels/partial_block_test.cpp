@@ -164,8 +164,9 @@ TEST_P(PartialBlockTest, ForwardReadsNothingPastItsInput) {
   ExpectGuardedBitsOnEveryTarget([this](Isa isa, bool guarded) { return Forward(isa, guarded); });
 }
 
-// Rows of 100 FLOAT columns (a last block of 4) and 197 BF16 ones (of 5), taken alone and in
-// groups (40 rows), and a single row of 1,001 FLOAT columns whose last block holds one element.
+// Rows of 100 FLOAT columns (a last block of 4) and 197 BF16 ones (of 5), 40 of them (operands
+// this small go through pass 1 in groups of 4 rows), and a single row of 1,001 FLOAT columns,
+// taken alone, whose last block holds one element.
 INSTANTIATE_TEST_SUITE_P(Shapes, PartialBlockTest,
                          ::testing::Values(Shape{40, 100, ElementType::kFloat32}, Shape{40, 197, ElementType::kBFloat16},
                                            Shape{1, 1001, ElementType::kFloat32}));
