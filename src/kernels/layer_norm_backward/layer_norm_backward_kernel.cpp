@@ -689,15 +689,31 @@ inline int64_t LongRowGroupBytes(size_t element_size) {
   return element_size == sizeof(float) ? int64_t{512} << 10 : int64_t{256} << 10;
 }
 
+// The most rows in a group of long rows (those LongRowGroupBytes bounds). Zen 5 takes 2 16-bit
+// rows where AVX-512 could take 4 (twenty-second session; in cache, one thread, (16, 4096) 0.148
+// -> 0.140 ns an element, a group of 4's pass 2 keeps its rows' pointers on the stack). Two
+// threads, alternating builds call by call, medians: FLOAT16 (4096, 4096) 1.57 -> 1.43 ms next to
+// a fast triad (15 of 16 pairs), 2.20 -> 2.10 next to a slow one (14 of 16), (2048, 8192) 2.23 ->
+// 2.11 (13 of 16); BF16 (4096, 4096) 1.66 -> 1.51 (10 of 12; slow: 14 of 16), (1024, 16384) 2.24
+// -> 2.10 (15 of 16; 15 of 16 the other order); BF16 (2048, 8192), (8192, 2048) and (16384,
+// 5120) even. FLOAT rows gained next to slow triads ((4096, 4096) 4.49 -> 4.37 ms, 16 of 16) but
+// not next to fast ones, where the targets are missed ((4096, 4096) 34 of 70 pairs in seven runs,
+// (16384, 5120) 16.0 -> 17.6 ms, 2 of 12), and keep 4. A group of 4 whose pass 2 takes its rows
+// two at a time measured slower than groups of 2 for 16-bit rows (11-19 of 20 pairs for groups of
+// 2 in 20 runs). The Xeon measured groups of 4 faster (LongRowGroupBytes); other CPUs keep them.
+inline int LongRowGroupLimit(size_t element_size, CacheVendor vendor) {
+  return vendor == CacheVendor::kAmdZen5 && element_size < sizeof(float) ? 2 : 4;
+}
+
 // Rows per group in pass 1 (1: one at a time).
-inline int GroupRows(int64_t rows, int64_t cols, size_t element_size) {
+inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kL1Bytes = int64_t{32} << 10, kShort16BitCols = 256;
   constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
   if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= kL1Bytes) return 1;
-  int group = kGroupRows;
+  int group = std::min(kGroupRows, LongRowGroupLimit(element_size, vendor));
   while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(element_size)) group /= 2;
   return group;
 }
@@ -757,7 +773,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   const int64_t row_bytes = cols * static_cast<int64_t>(ElementSize(kData));
   if (kColumnSums) lnb::ClearChunkPartials(task.partials, cols);
   const RowPasses<kData, kHasWeight, kColumnSums> passes(args, task.partials);
-  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData));
+  const int group_rows = GroupRows(args.rows, cols, ElementSize(kData), args.config.vendor);
 
   // Rows run in order, in runs that lie within one batch of every operand used in place (grouping
   // never changes the sums, so neither do the runs' ends).
