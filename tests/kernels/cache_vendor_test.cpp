@@ -168,11 +168,14 @@ INSTANTIATE_TEST_SUITE_P(
     // fetch hint cannot change a value: the case keeps Zen 5's path under the reference check).
     // One such row's pass 1 fits L1, so every row goes through it alone: kept for pass 2 except
     // on Zen 5 (KeepsRowAlone), whose iterations alone fail when only its unkept path is broken.
+    // Rows of 2,048 FLOAT columns go through pass 1 alone on Zen 5 (40 KiB fit its L1), in groups
+    // of 4 elsewhere on AVX-512 (9 rows: two groups and one row alone).
     // Rows of 4,096 columns, too long for L1, go through pass 1 in groups: of 2 on Zen 5, of 4
     // elsewhere on AVX-512 (11 rows: two groups and three rows alone, against five pairs and one).
     // Columns: 39 chunks of 64 rows in blocks of 1,024 rows for Intel, 256 for others; and batches
     // of 700 rows, which cut the runs.
     ::testing::Values(VendorCase{"float_rows_768", 300, 768, ElementType::kFloat32, 0},
+                      VendorCase{"float_rows_2048", 9, 2048, ElementType::kFloat32, 0},
                       VendorCase{"bf16_long_rows", 11, 4096, ElementType::kBFloat16, 0},
                       VendorCase{"float_columns", 2500, 37, ElementType::kFloat32, 2500},
                       VendorCase{"bf16_column_batches", 2100, 45, ElementType::kBFloat16, 700}),

@@ -705,14 +705,25 @@ inline int LongRowGroupLimit(size_t element_size, CacheVendor vendor) {
   return vendor == CacheVendor::kAmdZen5 && element_size < sizeof(float) ? 2 : 4;
 }
 
+// The bytes one row's pass 1 may take (two rows, the weight and two rows of partials, as float32)
+// for the row to go through it alone rather than in a group: 32 KiB, Zen 4's L1; Zen 5 uses its
+// 48 KiB (twenty-second session). Two threads, alternating builds call by call, medians, rows
+// alone against groups (of 4 FLOAT rows, of 2 16-bit ones), either order: FLOAT (8192, 2048) 4.69
+// -> 4.28 ms (37 of 40 pairs over four runs; next to fast triads 3.27 -> 2.72, 10 of 10), (8192,
+// 2304) 5.10 -> 4.76 (38 of 40); BF16 (8192, 2560) 2.85 -> 2.76 (28 of 40), (8192, 3072) 26 of
+// 40; FLOAT16 (8192, 3072) even (21 of 40). Other CPUs keep 32 KiB, unmeasured.
+inline int64_t RowAloneL1Bytes(CacheVendor vendor) {
+  return vendor == CacheVendor::kAmdZen5 ? int64_t{48} << 10 : int64_t{32} << 10;
+}
+
 // Rows per group in pass 1 (1: one at a time).
 inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
-  constexpr int64_t kL1Bytes = int64_t{32} << 10, kShort16BitCols = 256;
+  constexpr int64_t kShort16BitCols = 256;
   constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
   if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
-  if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= kL1Bytes) return 1;
+  if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= RowAloneL1Bytes(vendor)) return 1;
   int group = std::min(kGroupRows, LongRowGroupLimit(element_size, vendor));
   while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(element_size)) group /= 2;
   return group;
