@@ -1,7 +1,7 @@
 // The blockings and fetches the backward kernel chooses for Intel's caches, for Zen 5's and for
 // others' (KernelConfig::vendor: the columns path's blocks, the cache the next rows are fetched
-// into) give the same bits, on every target and thread count, and values that match the double
-// reference. A test machine runs only its own vendor's choices through the public API; here all
+// into, how many rows go through pass 1 together) give the same bits, on every target and thread
+// count, and values that match the double reference. A test machine runs only its own vendor's choices through the public API; here all
 // three run wherever the suite does.
 #include <gtest/gtest.h>
 
