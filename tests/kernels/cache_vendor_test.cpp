@@ -1,8 +1,8 @@
 // The blockings and fetches the backward kernel chooses for Intel's caches, for Zen 5's and for
 // others' (KernelConfig::vendor: the columns path's blocks, the cache the next rows are fetched
 // into, how many rows go through pass 1 together) give the same bits, on every target and thread
-// count, and values that match the double reference. A test machine runs only its own vendor's choices through the public API; here all
-// three run wherever the suite does.
+// count, and values that match the double reference. A test machine runs only its own vendor's
+// choices through the public API; here all three run wherever the suite does.
 #include <gtest/gtest.h>
 
 #include <cstdint>

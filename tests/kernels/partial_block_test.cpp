@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,12 +23,13 @@ namespace {
 using aclhost::kernels::ElementType;
 using aclhost::kernels::Isa;
 
-// `bytes` of readable memory that end where a page without access begins.
-class BeforeGuardPage {
+// A copy of `contents` in memory that ends where a page without access begins; data() is nullptr
+// when no such page could be mapped.
+class GuardedCopy {
  public:
-  explicit BeforeGuardPage(size_t bytes) {
+  explicit GuardedCopy(const std::vector<uint8_t> &contents) {
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    readable_ = (bytes + page - 1) / page * page;
+    readable_ = (contents.size() + page - 1) / page * page;
     mapped_ = readable_ + page;
     base_ = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base_ == MAP_FAILED) {
@@ -35,14 +37,15 @@ class BeforeGuardPage {
       return;
     }
     if (mprotect(static_cast<char *>(base_) + readable_, page, PROT_NONE) != 0) return;
-    data_ = static_cast<char *>(base_) + readable_ - bytes;
+    data_ = static_cast<char *>(base_) + readable_ - contents.size();
+    std::memcpy(data_, contents.data(), contents.size());
   }
-  BeforeGuardPage(const BeforeGuardPage &) = delete;
-  BeforeGuardPage &operator=(const BeforeGuardPage &) = delete;
-  ~BeforeGuardPage() {
+  GuardedCopy(const GuardedCopy &) = delete;
+  GuardedCopy &operator=(const GuardedCopy &) = delete;
+  ~GuardedCopy() {
     if (base_ != nullptr) munmap(base_, mapped_);
   }
-  void *data() const { return data_; }
+  const void *data() const { return data_; }
 
  private:
   size_t readable_ = 0, mapped_ = 0;
@@ -94,14 +97,12 @@ class PartialBlockTest : public ::testing::TestWithParam<Shape> {
   // gradInput, gradWeight and gradBias bytes from the backward kernel on isa, its gradOut and
   // input in ordinary memory or each right before a guard page.
   std::vector<uint8_t> Backward(Isa isa, bool guarded) {
-    BeforeGuardPage guarded_grad_out(bytes_), guarded_input(bytes_);
+    std::optional<GuardedCopy> guarded_grad_out, guarded_input;
     const void *grad_out = grad_out_.data(), *input = input_.data();
     if (guarded) {
-      if (guarded_grad_out.data() == nullptr || guarded_input.data() == nullptr) return {};
-      std::memcpy(guarded_grad_out.data(), grad_out_.data(), bytes_);
-      std::memcpy(guarded_input.data(), input_.data(), bytes_);
-      grad_out = guarded_grad_out.data();
-      input = guarded_input.data();
+      grad_out = guarded_grad_out.emplace(grad_out_).data();
+      input = guarded_input.emplace(input_).data();
+      if (grad_out == nullptr || input == nullptr) return {};
     }
     std::vector<uint8_t> grad_input(bytes_);
     std::vector<float> grad_weight(weight_.size()), grad_bias(weight_.size());
@@ -120,12 +121,11 @@ class PartialBlockTest : public ::testing::TestWithParam<Shape> {
 
   // out, mean and rstd bytes from the forward kernel on isa, its input as Backward's.
   std::vector<uint8_t> Forward(Isa isa, bool guarded) {
-    BeforeGuardPage guarded_input(bytes_);
+    std::optional<GuardedCopy> guarded_input;
     const void *input = input_.data();
     if (guarded) {
-      if (guarded_input.data() == nullptr) return {};
-      std::memcpy(guarded_input.data(), input_.data(), bytes_);
-      input = guarded_input.data();
+      input = guarded_input.emplace(input_).data();
+      if (input == nullptr) return {};
     }
     std::vector<uint8_t> out(bytes_);
     std::vector<float> mean(mean_.size()), rstd(rstd_.size());
@@ -165,8 +165,8 @@ TEST_P(PartialBlockTest, ForwardReadsNothingPastItsInput) {
 }
 
 // Rows of 100 FLOAT columns (a last block of 4) and 197 BF16 ones (of 5), 40 of them (operands
-// this small go through pass 1 in groups of 4 rows), and a single row of 1,001 FLOAT columns,
-// taken alone, whose last block holds one element.
+// this small go through pass 1 in groups, of 4 rows on AVX-512), and a single row of 1,001 FLOAT
+// columns, taken alone, whose last block holds one element.
 INSTANTIATE_TEST_SUITE_P(Shapes, PartialBlockTest,
                          ::testing::Values(Shape{40, 100, ElementType::kFloat32}, Shape{40, 197, ElementType::kBFloat16},
                                            Shape{1, 1001, ElementType::kFloat32}));

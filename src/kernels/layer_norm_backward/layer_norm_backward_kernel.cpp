@@ -233,10 +233,10 @@ inline int64_t ColumnRunRows(int64_t rows, CacheVendor vendor) {
 // rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches a later piece into L2
 // meanwhile (ColumnPieceFetch; what follows measured the next piece fetched at once); whole runs
 // made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose sets the runs'
-// power-of-two strides crowd. Two threads, alternating builds call by call, every
-// call from cold caches, medians: (8192, 768) FLOAT transposed 7.15 -> 5.19 ms (9 of 10 pairs),
-// 6.73 -> 5.59 (10 of 10), 7.13 -> 5.99 (9 of 10); pieces of 32 or 128 rows gained less, 256
-// nothing; without the fetch, 4 to 10 of 10 pairs faster. Short runs (short calls and batches)
+// power-of-two strides crowd. Two threads, alternating builds call by call, every call from cold
+// caches, medians: (8192, 768) FLOAT transposed 7.15 -> 5.19 ms (9 of 10 pairs), 6.73 -> 5.59 (10
+// of 10), 7.13 -> 5.99 (9 of 10); pieces of 32 or 128 rows gained less, 256 nothing; without the
+// fetch, 4 to 10 of 10 pairs faster. Short runs (short calls and batches)
 // fetch the next 16 columns' runs this way too: (256, 4096) BF16 transposed, runs of 512 bytes,
 // 814 -> 774 us (140 of 200) against whole-run tiles and those runs fetched at the block's start.
 constexpr int64_t kColumnPieceBytes = 256;
@@ -855,11 +855,12 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
 // works on, a line of gradOut and one of input with every FLOAT row pass 1 adds, every second
 // 16-bit one (RunColumnRows' kRowsPerFetchedLine: a piece's lines over its rows), rather than the
 // next piece's 64 lines of each at once before its transposition, whose loads then queued behind
-// them (a core holds only so many misses in flight). Zen 5 (twenty-first session), two threads, alternating builds call by call from cold
-// caches, medians: (8192, 768) FLOAT transposed 3.00 -> 2.15 ms (11 of 12 pairs; 2.99 -> 2.28,
-// 12 of 12, three pieces ahead), (4096, 4096) BF16 transposed 6.23 -> 4.90 (12 of 12), NCHW memory
-// (32, 3136, 128) FLOAT 7.15 -> 6.47 (8 of 10) and BF16 4.21 -> 4.07 (8 of 10); (256, 4096)
-// transposed, from L3, FLOAT 1.19 -> 1.08 ms (190 of 200) but BF16 272 -> 285 us (21 of 200).
+// them (a core holds only so many misses in flight). Zen 5 (twenty-first session), two threads,
+// alternating builds call by call from cold caches, medians: (8192, 768) FLOAT transposed 3.00 ->
+// 2.15 ms (11 of 12 pairs; 2.99 -> 2.28, 12 of 12, three pieces ahead), (4096, 4096) BF16
+// transposed 6.23 -> 4.90 (12 of 12), NCHW memory (32, 3136, 128) FLOAT 7.15 -> 6.47 (8 of 10) and
+// BF16 4.21 -> 4.07 (8 of 10); (256, 4096) transposed, from L3, FLOAT 1.19 -> 1.08 ms (190 of 200)
+// but BF16 272 -> 285 us (21 of 200).
 // Spreading the fetch with a division per line lost most of it, for 16-bit rows all.
 constexpr int kColumnFetchPiecesAhead = 2;
 
@@ -877,8 +878,6 @@ class ColumnPieceFetch {
     }
     Advance();
   }
-
-
 
   // One line of each operand of the piece being fetched, if any is left.
   HWY_INLINE void Line() {
