@@ -17,6 +17,8 @@ struct DeterminismCase {
   aclDataType data;
   aclDataType grad_input;
   bool weight;
+  bool wants_grad_input = true;  // false: outputMask {false, true, true}, gradInputOut NULL
+  int most_threads = 8;          // fewer for the largest cases, whose calls take long on scalar
 };
 
 // Runs the call once under the given environment and returns the three outputs' bytes.
@@ -55,11 +57,12 @@ TEST_P(DeterminismTest, SameBitsForEveryIsaAndThreadCount) {
   spec.SetDataDtype(c.data);
   spec.grad_input.dtype = c.grad_input;
   spec.weight.present = c.weight;
+  spec.output_mask[0] = spec.grad_input.present = c.wants_grad_input;
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   const auto reference = RunUnder(spec, "scalar", 1, stream);
   for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {
-    for (int threads = 1; threads <= 8; ++threads) {
+    for (int threads = 1; threads <= c.most_threads; ++threads) {
       EXPECT_EQ(RunUnder(spec, isa, threads, stream), reference) << "ACLNN_HOST_ISA=" << isa
                                                                  << " ACLNN_HOST_NUM_THREADS=" << threads;
     }
@@ -76,8 +79,14 @@ INSTANTIATE_TEST_SUITE_P(
                       DeterminismCase{"bf16_3d_no_weight", {4, 130, 515}, 1, ACL_BF16, ACL_BF16, false},
                       DeterminismCase{"bf16_to_float_two_dims", {520, 3, 97}, 2, ACL_BF16, ACL_FLOAT, true},
                       DeterminismCase{"float_ragged_small", {77, 13}, 1, ACL_FLOAT, ACL_BF16, true},
-                      // Rows of five segments, which threads share.
+                      // Rows of five segments, which threads share (up to 2 threads); of nine
+                      // segments, the last of 17 columns (up to 4 threads, 2 to 3 segments each);
+                      // without gradInput, only the sums of the segments of each row; in three
+                      // chunks, shared by 2 threads, whole chunks for 1 and 3.
                       DeterminismCase{"float_long_rows", {3, 70001}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"float_long_rows_four_threads", {3, 131089}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"bf16_long_rows_without_grad_input", {5, 70001}, 1, ACL_BF16, ACL_BF16, true, false},
+                      DeterminismCase{"bf16_long_rows_three_chunks", {129, 65536}, 1, ACL_BF16, ACL_BF16, true, true, 3},
                       DeterminismCase{"half_long_rows_two_dims", {2, 4, 20000}, 2, ACL_FLOAT16, ACL_FLOAT16, false},
                       // Rows too long for L1, run through pass 1 in groups (targets group
                       // differently); 11 rows in the last chunk, a ragged last block.
@@ -90,8 +99,11 @@ INSTANTIATE_TEST_SUITE_P(
                       DeterminismCase{"half_long_row_pairs", {9, 30000}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       // Short 16-bit rows, grouped as well; 7 rows in the last chunk.
                       DeterminismCase{"half_short_row_groups", {1031, 200}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
-                      // Over 8 MiB of gradInput: written with non-temporal stores.
-                      DeterminismCase{"float_streamed_output", {1024, 2304}, 1, ACL_FLOAT, ACL_FLOAT, true}),
+                      // Over 8 MiB of gradInput: written with non-temporal stores (16-bit values
+                      // with normal ones on SSE4, whose vectors of them are too short to stream).
+                      DeterminismCase{"float_streamed_output", {1024, 2304}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"half_streamed_output", {2048, 2304}, 1, ACL_FLOAT16, ACL_FLOAT16, true, true, 2},
+                      DeterminismCase{"bf16_streamed_output", {2048, 2304}, 1, ACL_BF16, ACL_BF16, true, true, 2}),
     [](const ::testing::TestParamInfo<DeterminismCase> &info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -146,10 +146,12 @@ HWY_INLINE bool RoundPairToBf16Natively(hn::Vec<hn::Full512<float>> first, hn::V
 #endif
 
 // kStream: a non-temporal store, which skips reading the line into the cache first; the address
-// must be aligned to the vector and FlushStream must follow before anyone reads the data.
+// must be aligned to the vector and FlushStream must follow before anyone reads the data. A vector
+// of less than 16 bytes (16-bit lanes from SSE4's four floats) is stored as usual: Highway's Stream
+// writes 16 bytes whatever the vector, past its end and, at an address 8 bytes off, faulting.
 template <bool kStream, class D, typename Lane>
 HWY_INLINE void Put(hn::Vec<D> value, D d, Lane *at) {
-  if constexpr (kStream) {
+  if constexpr (kStream && hn::MaxLanes(D()) * sizeof(Lane) >= 16) {
     hn::Stream(value, d, at);
   } else {
     hn::StoreU(value, d, at);
