@@ -25,4 +25,29 @@ void ParallelFor(int64_t count, int threads, Body body) {
   for (int64_t i = 0; i < count; ++i) body(i, omp_get_thread_num());
 }
 
+// Which of a ParallelTeam's threads runs a body, among how many, and where they meet.
+struct Team {
+  int worker = 0, workers = 1;
+
+  // Every worker arrives before any goes on. A team of one has no one to wait for, even where the
+  // caller runs inside an OpenMP region of its own (whose threads this barrier would otherwise wait on).
+  void Barrier() const {
+    if (workers > 1) {
+#pragma omp barrier
+    }
+  }
+};
+
+// body(team) once on each of up to `threads` OpenMP threads. With one thread, the caller alone, no
+// region.
+template <typename Body>
+void ParallelTeam(int threads, Body body) {
+  if (threads <= 1) {
+    body(Team{});
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  body(Team{omp_get_thread_num(), omp_get_num_threads()});
+}
+
 }  // namespace aclhost

@@ -505,6 +505,29 @@ TEST_F(AccuracyTest, CallsFromInsideAnOpenMpTeam) {
   unsetenv("ACLNN_HOST_NUM_THREADS");
 }
 
+TEST_F(AccuracyTest, LongRowsFromInsideAnOpenMpTeam) {
+  // Rows whose segments the kernel's threads share, which meet once a row: called from both
+  // threads of the caller's team, with rows counts that differ (2 and 3 meetings), by one kernel
+  // thread each (which must not wait at the caller's team's barrier) and by two.
+  const uint64_t seed = TestSeed();
+  for (const char *threads : {"1", "2"}) {
+    SCOPED_TRACE(std::string("ACLNN_HOST_NUM_THREADS=") + threads);
+    setenv("ACLNN_HOST_NUM_THREADS", threads, 1);
+#pragma omp parallel num_threads(2)
+    {
+      aclrtStream stream = nullptr;
+      EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+      EXPECT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+      AccuracyCase c;
+      c.dims = std::vector<int64_t>{2 + omp_get_thread_num(), 70001};
+      RunCase(c, seed + static_cast<uint64_t>(omp_get_thread_num()), stream);
+      EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+      EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+    }
+  }
+  unsetenv("ACLNN_HOST_NUM_THREADS");
+}
+
 TEST_F(AccuracyTest, ZeroRowsZeroFillsWeightAndBiasGradients) {
   for (const aclDataType dtype : kFloatTypes) {
     AccuracyCase c;

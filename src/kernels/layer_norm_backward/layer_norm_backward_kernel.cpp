@@ -78,7 +78,19 @@ inline int64_t SegmentCount(int64_t cols) { return (cols + kSegmentCols - 1) / k
 inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
   return segment_begin + kSegmentCols < cols ? segment_begin + kSegmentCols : cols;
 }
-inline bool SharesRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegmentCols && ChunkCount(rows) < 8; }
+
+// Rows of four segments and more in fewer than 8 chunks may have their segments shared among
+// threads; they are where the call's threads (as many as its chunks' segments could keep busy)
+// cannot divide the chunks evenly. Evenly divided chunks run faster whole, with no meeting a row:
+// two threads, spinning waits (the OpenMP default), alternating builds call by call, FLOAT (256,
+// 65536) shared 4.50 -> whole 4.31 ms (9 of 12 pairs), (128, 65536) 2.42 -> 2.26 (9 of 12); three
+// chunks ran faster shared ((192, 65536) FLOAT 4.15 -> 3.47, 11 of 12), five even ((320, 65536) 7
+// of 10).
+inline bool MayShareRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegmentCols && ChunkCount(rows) < 8; }
+inline bool SharesRows(int64_t rows, int64_t cols, const KernelConfig &config) {
+  const int threads = ThreadsForWork(config, ChunkCount(rows) * SegmentCount(cols), rows * cols);
+  return MayShareRows(rows, cols) && ChunkCount(rows) % threads != 0;
+}
 
 // What one call of the per-target code does: a chunk of whole rows, or one segment of a shared row.
 struct Task {
@@ -1256,10 +1268,10 @@ size_t ThreadBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t st
   return staged_row_multiple > 0 ? 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple) : 0;
 }
 
-// The segments' lane sums of a row whose segments threads share (rows staged or in columns never
-// are).
+// The segments' lane sums of two consecutive rows whose segments threads may share (rows staged or
+// in columns never do).
 size_t SegmentLanesBytes(int64_t rows, int64_t cols, bool staged_or_in_columns) {
-  return !staged_or_in_columns && lnb::SharesRows(rows, cols) ? static_cast<size_t>(lnb::SegmentCount(cols)) * 2 * lnb::kLanes * sizeof(float) : 0;
+  return !staged_or_in_columns && lnb::MayShareRows(rows, cols) ? static_cast<size_t>(lnb::SegmentCount(cols)) * 2 * 2 * lnb::kLanes * sizeof(float) : 0;
 }
 
 // Where each part of the scratch starts: the chunks' column partials (their page to be placed in
@@ -1341,34 +1353,44 @@ class PartialsTree {
   int64_t last_chunk_of_worker_[lnb::kMaxChunks];  // -2: none yet (the first `chunks` set)
 };
 
-// Rows [begin, end) of one chunk, one row at a time, each row's segments shared among threads.
+// Rows [begin, end) of one chunk, one row at a time, each row's segments shared among threads:
+// each thread owns a fixed range of segments, so that the column partials of a segment take their
+// rows in order, and runs pass 2 of a row on a segment and then pass 1 of the next row on it (whose
+// lines pass 2 fetched), one barrier a row. The lane sums of consecutive rows go to alternate
+// halves of segment_lanes: a thread may start the next row's before another has read a row's.
 void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &target, int64_t begin, int64_t end, float *partials,
                    float *segment_lanes, bool stream) {
   const int64_t segments = lnb::SegmentCount(args.cols);
   const int threads = ThreadsForWork(args.config, segments, args.cols);
   if (partials != nullptr) lnb::ClearChunkPartials(partials, args.cols);
-  for (int64_t m = begin; m < end; ++m) {
-    // Every segment of row m, as kind says (the kind picks which fields the task reads).
-    auto run_segments = [&](lnb::Task::Kind kind, float mean_g, float mean_gx) {
-      ParallelFor(segments, threads, [&](int64_t segment, int) {
-        lnb::Task task;
-        task.kind = kind;
-        task.row_begin = m;
-        task.col_begin = segment * lnb::kSegmentCols;
-        task.partials = partials;
-        task.lanes = segment_lanes + segment * 2 * lnb::kLanes;
-        task.mean_g = mean_g;
-        task.mean_gx = mean_gx;
-        task.stream = stream;
-        target.run_task(args, task);
-      });
+  const bool wants_grad_input = args.grad_input != nullptr;
+  auto row_lanes = [&](int64_t m) { return segment_lanes + (m - begin) % 2 * segments * 2 * lnb::kLanes; };
+  ParallelTeam(threads, [&](const Team &team) {
+    const int64_t first_segment = segments * team.worker / team.workers;
+    const int64_t end_segment = segments * (team.worker + 1) / team.workers;
+    auto run_segment = [&](lnb::Task::Kind kind, int64_t m, int64_t segment, const float *means) {
+      lnb::Task task;
+      task.kind = kind;
+      task.row_begin = m;
+      task.col_begin = segment * lnb::kSegmentCols;
+      task.partials = partials;
+      task.lanes = row_lanes(m) + segment * 2 * lnb::kLanes;
+      task.mean_g = means[0];
+      task.mean_gx = means[1];
+      task.stream = stream;
+      target.run_task(args, task);
     };
-    run_segments(lnb::Task::Kind::kSegmentSums, 0, 0);
-    if (args.grad_input == nullptr) continue;
-    float means[2];
-    target.segment_means(segment_lanes, segments, args.cols, means);
-    run_segments(lnb::Task::Kind::kSegmentGradInput, means[0], means[1]);
-  }
+    float means[2] = {0, 0};
+    for (int64_t m = begin; m <= end; ++m) {
+      for (int64_t segment = first_segment; segment < end_segment; ++segment) {
+        if (m > begin && wants_grad_input) run_segment(lnb::Task::Kind::kSegmentGradInput, m - 1, segment, means);
+        if (m < end) run_segment(lnb::Task::Kind::kSegmentSums, m, segment, means);
+      }
+      if (m == end || !wants_grad_input) continue;
+      team.Barrier();
+      target.segment_means(row_lanes(m), segments, args.cols, means);
+    }
+  });
 }
 
 }  // namespace
@@ -1425,7 +1447,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
         for (int64_t chunk = first_chunk; chunk < end_chunk; ++chunk) tree.ChunkDone(chunk, worker);
       }
     });
-  } else if (!staged_rows && lnb::SharesRows(args.rows, args.cols)) {
+  } else if (!staged_rows && lnb::SharesRows(args.rows, args.cols, args.config)) {
     for (int64_t chunk = 0; chunk < chunks; ++chunk) {
       const int64_t begin = chunk * rows_per_chunk;
       RunSharedRows(args, target, begin, std::min(begin + rows_per_chunk, args.rows), chunk_partials(chunk),
