@@ -3,6 +3,7 @@
 // 161002 before anything is written (step 18 of our validation order).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -147,6 +148,30 @@ TEST_P(MemoryOverlapTest, ComputesOrRejectsWithoutStrayWrites) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, MemoryOverlapTest, ::testing::ValuesIn(Cases()),
                          [](const ::testing::TestParamInfo<OverlapCase> &info) { return std::string(info.param.name); });
+
+TEST(MemoryOverlapLongRowsTest, InPlaceRowsWhoseSegmentsThreadsShare) {
+  // Three rows of nine segments in one chunk: threads share each row's segments, and one writes
+  // its segments of a row in place while another reads the next row, on 2 and 4 threads.
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  for (const char *threads : {"2", "4"}) {
+    for (const int source : {kInput, kGradOut}) {
+      SCOPED_TRACE(std::string("ACLNN_HOST_NUM_THREADS=") + threads + (source == kInput ? ", on input" : ", on gradOut"));
+      setenv("ACLNN_HOST_NUM_THREADS", threads, 1);
+      ArenaCallSpec spec = SeparateOperands(3, 131089);
+      AliasGradInputTo(spec, source);
+      const ArenaOutcome outcome = RunArenaCall(spec, TestSeed(), stream);
+      unsetenv("ACLNN_HOST_NUM_THREADS");
+      ASSERT_TRUE(outcome.described) << outcome.message;
+      EXPECT_EQ(outcome.phase1, ACLNN_SUCCESS) << outcome.message;
+      EXPECT_EQ(outcome.phase2, ACLNN_SUCCESS) << outcome.message;
+      EXPECT_EQ(outcome.synchronize, ACL_SUCCESS) << outcome.message;
+      EXPECT_TRUE(outcome.arena_intact) << outcome.failure;
+      EXPECT_TRUE(outcome.results_match) << outcome.failure;
+    }
+  }
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
 
 }  // namespace
 }  // namespace lnb_test
