@@ -80,16 +80,19 @@ inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
 }
 
 // Rows of four segments and more in fewer than 8 chunks may have their segments shared among
-// threads; they are where the call's threads (as many as its chunks' segments could keep busy)
-// cannot divide the chunks evenly. Evenly divided chunks run faster whole, with no meeting a row:
-// two threads, spinning waits (the OpenMP default), alternating builds call by call, FLOAT (256,
-// 65536) shared 4.50 -> whole 4.31 ms (9 of 12 pairs), (128, 65536) 2.42 -> 2.26 (9 of 12); three
-// chunks ran faster shared ((192, 65536) FLOAT 4.15 -> 3.47, 11 of 12), five even ((320, 65536) 7
-// of 10).
+// threads; they are where the chunks are fewer than the call's threads (as many as its chunks'
+// segments could keep busy). Where every thread has a chunk, whole chunks run faster: sharing
+// costs a meeting a row, which OpenMP's default waits made dear in the benchmark's process (shared
+// (256, 65536) FLOAT 9.09 ms, 5.13 with OMP_WAIT_POLICY=active; libgomp sleeps at a barrier
+// almost at once where a process holds more OpenMP threads than CPUs, as the caller's team and
+// the stream's do there). Two threads, the benchmark's calls (one build a process, default waits),
+// medians of three runs each: FLOAT (128, 65536) whole 2.29-2.35 ms against shared 4.23-4.36,
+// (256, 65536) 4.42-4.52 against 9.1-11.1, BF16 (256, 65536) 2.62-2.67 against 6.6-7.8; three
+// chunks even ((192, 65536) FLOAT 6.66-7.09 against 6.55-6.94).
 inline bool MayShareRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegmentCols && ChunkCount(rows) < 8; }
 inline bool SharesRows(int64_t rows, int64_t cols, const KernelConfig &config) {
   const int threads = ThreadsForWork(config, ChunkCount(rows) * SegmentCount(cols), rows * cols);
-  return MayShareRows(rows, cols) && ChunkCount(rows) % threads != 0;
+  return MayShareRows(rows, cols) && ChunkCount(rows) < threads;
 }
 
 // What one call of the per-target code does: a chunk of whole rows, or one segment of a shared row.
