@@ -29,8 +29,9 @@ void ParallelFor(int64_t count, int threads, Body body) {
 struct Team {
   int worker = 0, workers = 1;
 
-  // Every worker arrives before any goes on. A team of one has no one to wait for, even where the
-  // caller runs inside an OpenMP region of its own (whose threads this barrier would otherwise wait on).
+  // Every worker arrives before any goes on. A team of one has no one to wait for: ParallelTeam
+  // runs it without a region, where a barrier would bind to a caller's own OpenMP region and wait on
+  // its threads.
   void Barrier() const {
     if (workers > 1) {
 #pragma omp barrier

@@ -506,9 +506,10 @@ TEST_F(AccuracyTest, CallsFromInsideAnOpenMpTeam) {
 }
 
 TEST_F(AccuracyTest, LongRowsFromInsideAnOpenMpTeam) {
-  // Rows whose segments the kernel's threads share, which meet once a row: called from both
-  // threads of the caller's team, with rows counts that differ (2 and 3 meetings), by one kernel
-  // thread each (which must not wait at the caller's team's barrier) and by two.
+  // Long rows in one chunk, called from both threads of the caller's team with row counts that
+  // differ (2 and 3 rows): with ACLNN_HOST_NUM_THREADS=2 the kernel shares their segments in a
+  // team of its own, which OpenMP runs with one thread inside the caller's region (unless nesting
+  // is on), and meets there once a row; with 1 it runs them whole. The values must hold either way.
   const uint64_t seed = TestSeed();
   for (const char *threads : {"1", "2"}) {
     SCOPED_TRACE(std::string("ACLNN_HOST_NUM_THREADS=") + threads);

@@ -83,9 +83,9 @@ inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
 // threads; they are where the chunks are fewer than the call's threads (as many as its chunks'
 // segments could keep busy). Where every thread has a chunk, whole chunks run faster: sharing
 // costs a meeting a row, which OpenMP's default waits made dear in the benchmark's process (shared
-// (256, 65536) FLOAT 9.09 ms, 5.13 with OMP_WAIT_POLICY=active; libgomp sleeps at a barrier
-// almost at once where a process holds more OpenMP threads than CPUs, as the caller's team and
-// the stream's do there). Two threads, the benchmark's calls (one build a process, default waits),
+// (256, 65536) FLOAT 9.09 ms, 5.13 with OMP_WAIT_POLICY=active; libgomp documents a short spin
+// before sleeping where a process holds more OpenMP threads than CPUs, which may be why: not
+// measured). Two threads, the benchmark's calls (one build a process, default waits),
 // medians of three runs each: FLOAT (128, 65536) whole 2.29-2.35 ms against shared 4.23-4.36,
 // (256, 65536) 4.42-4.52 against 9.1-11.1, BF16 (256, 65536) 2.62-2.67 against 6.6-7.8; three
 // chunks even ((192, 65536) FLOAT 6.66-7.09 against 6.55-6.94).
