@@ -82,11 +82,12 @@ INSTANTIATE_TEST_SUITE_P(
                       // Rows of five segments, which threads share (up to 2 threads); of nine
                       // segments, the last of 17 columns (up to 4 threads, 2 to 3 segments each);
                       // without gradInput, only the sums of the segments of each row; in two
-                      // chunks, whole chunks for 1 and 2 threads, shared by 3.
+                      // chunks, whole chunks for 1 and 2 threads, shared by 3 (rows of 3 x 32768
+                      // columns and more, which 3 threads may share).
                       DeterminismCase{"float_long_rows", {3, 70001}, 1, ACL_FLOAT, ACL_FLOAT, true},
                       DeterminismCase{"float_long_rows_four_threads", {3, 131089}, 1, ACL_FLOAT, ACL_FLOAT, true},
                       DeterminismCase{"bf16_long_rows_without_grad_input", {5, 70001}, 1, ACL_BF16, ACL_BF16, true, false},
-                      DeterminismCase{"bf16_long_rows_two_chunks", {65, 65536}, 1, ACL_BF16, ACL_BF16, true, true, 3},
+                      DeterminismCase{"bf16_long_rows_two_chunks", {65, 98320}, 1, ACL_BF16, ACL_BF16, true, true, 3},
                       DeterminismCase{"half_long_rows_two_dims", {2, 4, 20000}, 2, ACL_FLOAT16, ACL_FLOAT16, false},
                       // Rows too long for L1, run through pass 1 in groups (targets group
                       // differently); 11 rows in the last chunk, a ragged last block.

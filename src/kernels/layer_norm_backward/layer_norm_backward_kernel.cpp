@@ -79,9 +79,15 @@ inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
   return segment_begin + kSegmentCols < cols ? segment_begin + kSegmentCols : cols;
 }
 
+// Threads that take whole chunks, and threads that share a row's segments (RunSharedRows).
+inline int ChunkThreads(const KernelConfig &config, int64_t rows, int64_t cols) {
+  return ThreadsForWork(config, ChunkCount(rows), rows * cols);
+}
+inline int SharedRowThreads(const KernelConfig &config, int64_t cols) { return ThreadsForWork(config, SegmentCount(cols), cols); }
+
 // Rows of four segments and more in fewer than 8 chunks may have their segments shared among
-// threads; they are where the chunks are fewer than the call's threads (as many as its chunks'
-// segments could keep busy). Where every thread has a chunk, whole chunks run faster: sharing
+// threads; they are where sharing puts more threads to work than whole chunks would. With as many
+// threads either way (every thread has a chunk), whole chunks run faster: sharing
 // costs a meeting a row, which OpenMP's default waits made dear in the benchmark's process (shared
 // (256, 65536) FLOAT 9.09 ms, 5.13 with OMP_WAIT_POLICY=active; libgomp documents a short spin
 // before sleeping where a process holds more OpenMP threads than CPUs, which may be why: not
@@ -91,8 +97,7 @@ inline int64_t SegmentEnd(int64_t cols, int64_t segment_begin) {
 // chunks even ((192, 65536) FLOAT 6.66-7.09 against 6.55-6.94).
 inline bool MayShareRows(int64_t rows, int64_t cols) { return cols >= 4 * kSegmentCols && ChunkCount(rows) < 8; }
 inline bool SharesRows(int64_t rows, int64_t cols, const KernelConfig &config) {
-  const int threads = ThreadsForWork(config, ChunkCount(rows) * SegmentCount(cols), rows * cols);
-  return MayShareRows(rows, cols) && ChunkCount(rows) < threads;
+  return MayShareRows(rows, cols) && SharedRowThreads(config, cols) > ChunkThreads(config, rows, cols);
 }
 
 // What one call of the per-target code does: a chunk of whole rows, or one segment of a shared row.
@@ -1364,11 +1369,10 @@ class PartialsTree {
 void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &target, int64_t begin, int64_t end, float *partials,
                    float *segment_lanes, bool stream) {
   const int64_t segments = lnb::SegmentCount(args.cols);
-  const int threads = ThreadsForWork(args.config, segments, args.cols);
   if (partials != nullptr) lnb::ClearChunkPartials(partials, args.cols);
   const bool wants_grad_input = args.grad_input != nullptr;
   auto row_lanes = [&](int64_t m) { return segment_lanes + (m - begin) % 2 * segments * 2 * lnb::kLanes; };
-  ParallelTeam(threads, [&](const Team &team) {
+  ParallelTeam(lnb::SharedRowThreads(args.config, args.cols), [&](const Team &team) {
     const int64_t first_segment = segments * team.worker / team.workers;
     const int64_t end_segment = segments * (team.worker + 1) / team.workers;
     auto run_segment = [&](lnb::Task::Kind kind, int64_t m, int64_t segment, const float *means) {
@@ -1458,7 +1462,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
       if (want_column_sums) tree.ChunkDone(chunk, 0);
     }
   } else {
-    ParallelFor(chunks, ThreadsForWork(args.config, chunks, args.rows * args.cols), [&](int64_t chunk, int worker) {
+    ParallelFor(chunks, lnb::ChunkThreads(args.config, args.rows, args.cols), [&](int64_t chunk, int worker) {
       lnb::Task task;
       task.row_begin = chunk * rows_per_chunk;
       task.row_end = std::min(task.row_begin + rows_per_chunk, args.rows);
