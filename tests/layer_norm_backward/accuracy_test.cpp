@@ -338,8 +338,9 @@ TEST_F(AccuracyTest, TransposedOperandsWithEveryMaskWithAndWithoutWeight) {
 // padded rows, read and written in place; the rows as a transpose's columns, whole or in batches
 // (channel-major blocks), moved through tiles by transpositions; dims reversed (no matrix),
 // moved through tiles element by element; [B, S, H] over sequence-first [S, B, H] memory,
-// read and written in place batch by batch.
-enum class StridedRows { kPadded, kTransposed, kChannelMajor, kReversed, kSequenceFirst };
+// read and written in place batch by batch; a token's heads, read and written in place in short
+// runs.
+enum class StridedRows { kPadded, kTransposed, kChannelMajor, kReversed, kSequenceFirst, kHeads };
 
 // gradOut's, input's and gradInput's layouts in the strided call.
 struct StridedOperands {
@@ -359,7 +360,7 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedOperan
   const RandomCallValues values(rows, cols, 1.0, 2.0);
   const std::vector<double> &x = values.x, &dy = values.dy, &w = values.w, &row_mean = values.row_mean, &row_rstd = values.row_rstd;
   static const char *const kNames[] = {"padded rows", "transposed rows", "channel-major blocks", "reversed dims",
-                                       "sequence-first memory"};
+                                       "sequence-first memory", "a token's heads"};
   std::vector<std::vector<double>> results[2];
   for (const bool strided_call : {false, true}) {
     SCOPED_TRACE(strided_call ? std::string("strided: gradOut ") + kNames[static_cast<int>(strided.grad_out)] + ", input " +
@@ -374,6 +375,7 @@ void ExpectStridedBitsEqualDense(const std::vector<int64_t> &dims, StridedOperan
         case StridedRows::kTransposed: return TransposedRowsLayout(dims);
         case StridedRows::kChannelMajor: return ChannelMajorLayout(dims);
         case StridedRows::kSequenceFirst: return SequenceFirstLayout(dims);
+        case StridedRows::kHeads: return FusedQueriesLayout(dims);
         case StridedRows::kReversed: break;
       }
       return ReversedLayout(dims);
@@ -473,6 +475,19 @@ TEST_F(AccuracyTest, SequenceFirstRowsGiveTheBitsOfDenseRows) {
                               ACL_FLOAT);
   ExpectStridedBitsEqualDense({5, 37, 64}, {StridedRows::kPadded, StridedRows::kTransposed, StridedRows::kSequenceFirst},
                               stream_, ACL_FLOAT16);
+}
+
+TEST_F(AccuracyTest, TokenHeadsGiveTheBitsOfDenseRows) {
+  // [T, H, N] as the queries of [T, 3, H, N] memory: runs of H rows with gaps between, each run's
+  // rows fetched into L1 while earlier runs are worked on (runs of up to 8 KiB an operand), one
+  // row at a time or with each group of rows, across the ends of runs and of 64-row chunks (which
+  // cut runs of 12 and 5 rows); runs of 16 KiB are not fetched so. Mixed with padded operands,
+  // whose batch ends do not cut the runs.
+  ExpectStridedBitsEqualDense({150, 12, 64}, StridedRows::kHeads, stream_);
+  ExpectStridedBitsEqualDense({100, 5, 64}, StridedRows::kHeads, stream_, ACL_FLOAT);
+  ExpectStridedBitsEqualDense({40, 8, 512}, StridedRows::kHeads, stream_, ACL_FLOAT);
+  ExpectStridedBitsEqualDense({150, 12, 64}, {StridedRows::kHeads, StridedRows::kPadded, StridedRows::kHeads}, stream_,
+                              ACL_FLOAT16);
 }
 
 TEST_F(AccuracyTest, LargeOutputsWrittenAroundTheCaches) {

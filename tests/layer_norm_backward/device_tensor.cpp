@@ -65,6 +65,14 @@ Layout SequenceFirstLayout(const std::vector<int64_t> &dims) {
   return layout;
 }
 
+Layout FusedQueriesLayout(const std::vector<int64_t> &dims) {
+  constexpr int64_t kProjections = 3;
+  Layout layout = DenseLayout(dims);
+  layout.strides[0] *= kProjections;
+  layout.storage_elements *= kProjections;
+  return layout;
+}
+
 Layout ReversedLayout(const std::vector<int64_t> &dims) {
   Layout layout;
   layout.strides.assign(dims.size(), 1);

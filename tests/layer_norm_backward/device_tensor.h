@@ -36,6 +36,9 @@ Layout ChannelMajorLayout(const std::vector<int64_t> &dims);
 // [B, S, ...] stored as [S, B, ...] (sequence-first activations seen batch-first): over the dims
 // after the first two, B batches of S dense rows, evenly spaced within a batch.
 Layout SequenceFirstLayout(const std::vector<int64_t> &dims);
+// [T, H, ...] as the queries of [T, 3, H, ...] memory (a fused projection's queries, keys and
+// values a token, seen as a token's heads): runs of H dense rows, two runs' gap after each.
+Layout FusedQueriesLayout(const std::vector<int64_t> &dims);
 // The dims stored in reverse order: for more than two dims, not a matrix at all.
 Layout ReversedLayout(const std::vector<int64_t> &dims);
 

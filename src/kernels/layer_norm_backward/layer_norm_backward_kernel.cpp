@@ -187,6 +187,30 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
+// How many rows ahead of those the passes work on RowsAhead fetches rows into L1, where a chunk's
+// rows lie in runs of run_rows rows (a view's batches: a token's heads, gaps after each run):
+// at least 2 KiB of each operand and at least one run ahead; 0 (not fetched so) for runs over 8 KiB
+// an operand, which the hardware's prefetcher follows. Until the twenty-fourth session (Zen 5) the
+// next run was fetched whole into L2 as its predecessor began: a burst of fetches that the loads
+// of that predecessor then queued behind. A loop outside the repo (runs of 3 KiB, twice that gap
+// after each, two arrays read, one written with streaming stores, 8 multiplies and adds a vector
+// between) took 2.35 ms on two threads without fetches, 1.88 with a run fetched at once into L2,
+// 0.93 with a line of each array fetched into L1 with every line worked on, one run ahead (dense:
+// 0.70). The kernel, two threads, alternating builds call by call (bench/ab_builds ... heads):
+// against that burst, (98304, 64) in 12-row runs: FLOAT 2.59 -> 1.40 ms (12 of 12 pairs), BF16
+// 2.35 -> 1.35 (12 of 12), FLOAT16 2.35 -> 1.30 (10 of 12); one thread FLOAT 4.54 -> 2.66, BF16
+// 4.16 -> 2.50 (8 of 8 each); BF16 runs of 4 rows (512 bytes, fetched 4 runs ahead) 1.72 -> 1.30
+// (10 of 12), 32 x 128 columns 1.81 -> 1.08 (12 of 12). Against 2 KiB ahead, one run ahead lost
+// on the 512-byte runs (1 of 10 pairs faster), 8 KiB on 1.5 KiB runs (0 of 10). Runs of 16 KiB
+// (FLOAT 8 x 512), fetched so into L1 or L2, lost against the burst (1 of 16, 1 of 10); not fetched
+// they beat it (1.76 -> 1.68 ms, 12 of 12). Dense rows are one run: unchanged.
+inline int64_t RowsFetchedAhead(int64_t run_rows, int64_t row_bytes) {
+  constexpr int64_t kShortRunBytes = 8192, kFetchAheadBytes = 2048;
+  const int64_t run_bytes = run_rows * row_bytes;
+  if (run_bytes == 0 || run_bytes > kShortRunBytes) return 0;
+  return (kFetchAheadBytes + run_bytes - 1) / run_bytes * run_rows;
+}
+
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
 // (RowPasses::kKeptFloats). Zen 5 (twentieth session) keeps such rows only up to 128 columns;
 // longer ones are read again in pass 2, from L1 (the split fetch then covers them). Two threads,
@@ -749,16 +773,46 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
   return group;
 }
 
+// Rows of gradOut and input fetched into L1 a fixed number of rows ahead of those the passes work
+// on, one row with each row they take, across the ends of runs (RowsFetchedAhead says how far).
+class RowsAhead {
+ public:
+  // From row `first` on, up to `end`, of the args' rows in memory (DirectRows); row_bytes: a row of
+  // one operand.
+  RowsAhead(const LayerNormBackwardArgs &args, int64_t first, int64_t end, int64_t row_bytes)
+      : args_(&args), row_(first), run_end_(first), end_(end), row_bytes_(row_bytes) {}
+
+  // Fetches the next `count` rows.
+  HWY_INLINE void Fetch(int64_t count) {
+    for (; count > 0 && row_ < end_; --count, ++row_) {
+      if (row_ == run_end_) {
+        at_ = lnb::DirectRows(*args_, row_);
+        run_end_ = lnb::DirectRowsEnd(*args_, row_, end_);
+      }
+      for (int64_t byte = 0; byte < row_bytes_; byte += 64) {
+        FetchForReading(at_.grad_out + byte, false);
+        FetchForReading(at_.input + byte, false);
+      }
+      at_ = at_.Skip(1);
+    }
+  }
+
+ private:
+  const LayerNormBackwardArgs *args_;
+  int64_t row_, run_end_, end_, row_bytes_;
+  lnb::RowBlock at_;  // row_'s operands, found again at each run_end_
+};
+
 // Rows [begin, end), row begin the first of `rows`; in groups of group_rows (GroupRows), the
 // rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory rather than in a
-// staged tile), the last rows the first of `following`, where the rows after end lie: runs of
-// rows cut at batch ends are short where a view's batches are a token's heads.
+// staged tile), the last rows the first of `following`, where the rows after end lie; `ahead`
+// (where not nullptr) takes a row of later runs with each row.
 // Against fetching their own rows again, alternating builds call by call (bench/ab_builds
 // ... heads batches=12): (98304, 64) BF16 4.60 -> 3.78 ms (29 of 30 pairs), FLOAT 4.75 -> 4.57
 // (21 of 30); dense and long runs even.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const lnb::RowBlock &rows,
-             int group_rows, bool stream, bool prefetch, const lnb::RowBlock &following) {
+             int group_rows, bool stream, bool prefetch, const lnb::RowBlock &following, RowsAhead *ahead) {
   auto at = [&](int64_t m) { return rows.Skip(m - begin); };
   // What rows m, m + 1, ... fetch: the `count` rows after them, those that end the rows where
   // fewer are left, or the rows that follow.
@@ -770,7 +824,10 @@ void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t be
   int64_t m = begin;
   auto groups_of = [&](auto rows_tag) {
     constexpr int kRows = decltype(rows_tag)::value;
-    for (; m + kRows <= end; m += kRows) passes.template Rows<kRows>(m, at(m), stream, next(m, kRows));
+    for (; m + kRows <= end; m += kRows) {
+      if (ahead != nullptr) ahead->Fetch(kRows);
+      passes.template Rows<kRows>(m, at(m), stream, next(m, kRows));
+    }
   };
   if constexpr (kGroupRows >= 4) {
     if (group_rows == 4) groups_of(std::integral_constant<int, 4>());
@@ -778,22 +835,9 @@ void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t be
   if constexpr (kGroupRows >= 2) {
     if (group_rows == 2) groups_of(std::integral_constant<int, 2>());
   }
-  for (; m < end; ++m) passes.template Rows<1>(m, at(m), stream, next(m, 1));
-}
-
-// The `count` rows of gradOut and input from `rows` on (row_bytes each) fetched into L2 when they
-// are a short run, at most 16 KiB an operand: a run of a token's heads, fetched whole while the
-// run before it is worked on, against its first row only at that run's end (bench/ab_builds ...
-// heads batches=12, call by call): (98304, 64) FLOAT 4.54 -> 4.15 ms (25 of 30 pairs), BF16 3.12
-// -> 2.65 (28 of 30). Longer runs would be pushed out of L2 before their turn.
-HWY_INLINE void FetchShortRun(const lnb::RowBlock &rows, int64_t count, int64_t row_bytes) {
-  constexpr int64_t kShortRunBytes = 16384;
-  if (count * row_bytes > kShortRunBytes) return;
-  for (int64_t r = 0; r < count; ++r) {
-    for (int64_t byte = 0; byte < row_bytes; byte += 64) {
-      FetchForReading(rows.grad_out + r * rows.grad_out_step + byte, true);
-      FetchForReading(rows.input + r * rows.input_step + byte, true);
-    }
+  for (; m < end; ++m) {
+    if (ahead != nullptr) ahead->Fetch(1);
+    passes.template Rows<1>(m, at(m), stream, next(m, 1));
   }
 }
 
@@ -812,12 +856,14 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     // Each run's end and rows are found once: as the run that follows one, then as the run.
     int64_t begin = task.row_begin, end = lnb::DirectRowsEnd(args, begin, task.row_end);
     lnb::RowBlock rows = lnb::DirectRows(args, begin);
+    // Short runs (the first stands for them) have later runs' rows fetched as they go.
+    const int64_t rows_ahead = end < task.row_end ? lnb::RowsFetchedAhead(end - begin, row_bytes) : 0;
+    RowsAhead ahead(args, std::min(begin + rows_ahead, task.row_end), task.row_end, row_bytes);
     while (begin < task.row_end) {
       const bool last = end == task.row_end;
       const int64_t next_end = last ? end : lnb::DirectRowsEnd(args, end, task.row_end);
       const lnb::RowBlock following = last ? rows.Skip(end - 1 - begin) : lnb::DirectRows(args, end);
-      if (!last) FetchShortRun(following, next_end - end, row_bytes);
-      RunRows(passes, begin, end, rows, group_rows, task.stream, true, following);
+      RunRows(passes, begin, end, rows, group_rows, task.stream, true, following, rows_ahead > 0 ? &ahead : nullptr);
       begin = end;
       end = next_end;
       rows = following;
@@ -845,7 +891,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
         rows.grad_input = grad_input_tile;
         rows.grad_input_step = row_bytes;
       }
-      RunRows(passes, begin, end, rows, group_rows, false, false, rows);
+      RunRows(passes, begin, end, rows, group_rows, false, false, rows, nullptr);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
