@@ -94,6 +94,7 @@ void Register(const Problem &problem) {
   for (size_t d = 0; d < problem.dims.size(); ++d) name += (d ? "x" : "") + std::to_string(problem.dims[d]);
   if (problem.layout == Layout::kTransposed) name += "/transposed";
   if (problem.layout == Layout::kSequenceFirst) name += "/sequence_first";
+  if (problem.layout == Layout::kHeads) name += "/heads";
   benchmark::RegisterBenchmark(name.c_str(), RunProblem, problem)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
@@ -120,6 +121,12 @@ int main(int argc, char **argv) {
   // [B, S, H] activations of a sequence-first model ([S, B, H] memory), against the flat (8192, 768).
   Register({{16, 512, 768}, ACL_FLOAT, Layout::kSequenceFirst});
   Register({{16, 512, 768}, ACL_BF16, Layout::kSequenceFirst});
+  // LayerNorm over each of 12 heads of 64 (QK-norm) of a fused projection's queries, against the
+  // dense (98304, 64).
+  Register({{98304, 64}, ACL_FLOAT});
+  Register({{98304, 64}, ACL_BF16});
+  Register({{8192, 12, 64}, ACL_FLOAT, Layout::kHeads});
+  Register({{8192, 12, 64}, ACL_BF16, Layout::kHeads});
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   aclrtResetDevice(0);

@@ -34,8 +34,8 @@ struct ForwardCase {
   // input's and out's rows: dense (or scattered), sliced out of wider rows (odd pads and offsets),
   // the columns of a row-major matrix, or so batch by batch (NCHW memory as [N, H*W, C]), or
   // batches of dense rows ([B, S, H] over sequence-first [S, B, H] memory), or none of these
-  // (dims stored in reverse order).
-  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor, kSequenceFirst, kReversed };
+  // (dims stored in reverse order), or a token's heads (short runs of dense rows, gaps between).
+  enum class Rows { kDense, kPadded, kTransposed, kChannelMajor, kSequenceFirst, kReversed, kHeads };
   Rows rows_layout = Rows::kDense;
   std::optional<Rows> out_rows_layout;  // out's rows when not laid out as input's
   double spread = 1.0, shift = 0.0;
@@ -44,7 +44,7 @@ struct ForwardCase {
   bool outlying_first_elements = false;
   static constexpr double kFirstElementSpreads[] = {0.0, 1.5, 1.9, 3.0, 100.0};
   static constexpr const char *kRowsNames[] = {"", " padded rows", " transposed rows", " channel-major rows",
-                                               " sequence-first rows", " reversed dims"};
+                                               " sequence-first rows", " reversed dims", " a token's heads"};
 
   std::string Describe() const {
     std::string text = "dims";
@@ -79,6 +79,7 @@ struct ForwardTensors {
         case ForwardCase::Rows::kChannelMajor: return std::make_unique<DeviceTensor>(c.dims, dtype, ChannelMajorLayout(c.dims));
         case ForwardCase::Rows::kSequenceFirst: return std::make_unique<DeviceTensor>(c.dims, dtype, SequenceFirstLayout(c.dims));
         case ForwardCase::Rows::kReversed: return std::make_unique<DeviceTensor>(c.dims, dtype, ReversedLayout(c.dims));
+        case ForwardCase::Rows::kHeads: return std::make_unique<DeviceTensor>(c.dims, dtype, FusedQueriesLayout(c.dims));
       }
       return make(c.dims, dtype);
     };
@@ -399,6 +400,28 @@ TEST_F(ForwardTest, SequenceFirstRowsGetTheBitsOfDenseRows) {
   c.out_rows_layout = ForwardCase::Rows::kTransposed;
   EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), transposed_input)
       << "sequence-first input, transposed out: outputs differ";
+}
+
+TEST_F(ForwardTest, TokenHeadsGetTheBitsOfDenseRows) {
+  // [T, H, N] as the queries of [T, 3, H, N] memory: runs of H rows with gaps between, later runs'
+  // rows fetched into L1 as earlier ones are worked on (runs of up to 8 KiB), across the ends of
+  // runs and of chunks (runs of 12 and 5 rows), 16-bit rows in groups of 4, FLOAT rows alone; runs
+  // of 16 KiB are not fetched so. And out dense beside a heads input.
+  ForwardCase c;
+  for (const auto &[dims, dtype] : {std::pair<std::vector<int64_t>, aclDataType>{{150, 12, 64}, ACL_BF16},
+                                    {{100, 5, 64}, ACL_FLOAT},
+                                    {{40, 8, 512}, ACL_FLOAT}}) {
+    c.dims = dims;
+    c.input = c.weight = c.bias = c.out = dtype;
+    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kHeads), OutputsOf(c, ForwardCase::Rows::kDense))
+        << c.Describe() << ": a token's heads' outputs differ from dense rows'";
+  }
+  c.dims = {150, 12, 64};
+  c.input = c.weight = c.bias = c.out = ACL_FLOAT16;
+  c.out_rows_layout = ForwardCase::Rows::kDense;
+  const std::vector<std::vector<double>> heads_input = OutputsOf(c, ForwardCase::Rows::kHeads);
+  c.out_rows_layout.reset();
+  EXPECT_EQ(heads_input, OutputsOf(c, ForwardCase::Rows::kDense)) << "heads input, dense out: outputs differ";
 }
 
 TEST_F(ForwardTest, RowsMovedElementByElementGetTheBitsOfDenseRows) {

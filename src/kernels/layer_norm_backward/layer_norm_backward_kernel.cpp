@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "kernels/common/simd_convert-inl.h"
+#include "kernels/common/rows_ahead.h"
 #include "kernels/common/transpose.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
@@ -163,6 +164,21 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
   return end;
 }
 
+// The runs of gradOut's and input's rows in memory that RowsAhead fetches ahead of RunRows.
+struct DirectRuns {
+  const LayerNormBackwardArgs *args;
+  RowRun operator()(int64_t first, int64_t end) const {
+    const RowBlock rows = DirectRows(*args, first);
+    RowRun run;
+    run.rows[0] = rows.grad_out;
+    run.rows[1] = rows.input;
+    run.steps[0] = rows.grad_out_step;
+    run.steps[1] = rows.input_step;
+    run.end = DirectRowsEnd(*args, first, end);
+    return run;
+  }
+};
+
 // Pass 2 fetches the next rows into L2 rather than L1 from rows of 512 FLOAT or 1536 16-bit columns
 // on; shorter rows keep L1. Two threads, the builds before and after alternating call by call
 // (bench/ab_builds), medians: (8192, 768) FLOAT 2.66 -> 2.21 ms, (16384, 5120) 36.1 -> 30.2, (4096,
@@ -185,30 +201,6 @@ inline int64_t DirectRowsEnd(const LayerNormBackwardArgs &args, int64_t first, i
 inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor vendor) {
   if (FetchesNextRowsIntoL1Only(vendor)) return false;
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
-}
-
-// How many rows ahead of those the passes work on RowsAhead fetches rows into L1, where a chunk's
-// rows lie in runs of run_rows rows (a view's batches: a token's heads, gaps after each run):
-// at least 2 KiB of each operand and at least one run ahead; 0 (not fetched so) for runs over 8 KiB
-// an operand, which the hardware's prefetcher follows. Until the twenty-fourth session (Zen 5) the
-// next run was fetched whole into L2 as its predecessor began: a burst of fetches that the loads
-// of that predecessor then queued behind. A loop outside the repo (runs of 3 KiB, twice that gap
-// after each, two arrays read, one written with streaming stores, 8 multiplies and adds a vector
-// between) took 2.35 ms on two threads without fetches, 1.88 with a run fetched at once into L2,
-// 0.93 with a line of each array fetched into L1 with every line worked on, one run ahead (dense:
-// 0.70). The kernel, two threads, alternating builds call by call (bench/ab_builds ... heads):
-// against that burst, (98304, 64) in 12-row runs: FLOAT 2.59 -> 1.40 ms (12 of 12 pairs), BF16
-// 2.35 -> 1.35 (12 of 12), FLOAT16 2.35 -> 1.30 (10 of 12); one thread FLOAT 4.54 -> 2.66, BF16
-// 4.16 -> 2.50 (8 of 8 each); BF16 runs of 4 rows (512 bytes, fetched 4 runs ahead) 1.72 -> 1.30
-// (10 of 12), 32 x 128 columns 1.81 -> 1.08 (12 of 12). Against 2 KiB ahead, one run ahead lost
-// on the 512-byte runs (1 of 10 pairs faster), 8 KiB on 1.5 KiB runs (0 of 10). Runs of 16 KiB
-// (FLOAT 8 x 512), fetched so into L1 or L2, lost against the burst (1 of 16, 1 of 10); not fetched
-// they beat it (1.76 -> 1.68 ms, 12 of 12). Dense rows are one run: unchanged.
-inline int64_t RowsFetchedAhead(int64_t run_rows, int64_t row_bytes) {
-  constexpr int64_t kShortRunBytes = 8192, kFetchAheadBytes = 2048;
-  const int64_t run_bytes = run_rows * row_bytes;
-  if (run_bytes == 0 || run_bytes > kShortRunBytes) return 0;
-  return (kFetchAheadBytes + run_bytes - 1) / run_bytes * run_rows;
 }
 
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
@@ -773,36 +765,6 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
   return group;
 }
 
-// Rows of gradOut and input fetched into L1 a fixed number of rows ahead of those the passes work
-// on, one row with each row they take, across the ends of runs (RowsFetchedAhead says how far).
-class RowsAhead {
- public:
-  // From row `first` on, up to `end`, of the args' rows in memory (DirectRows); row_bytes: a row of
-  // one operand.
-  RowsAhead(const LayerNormBackwardArgs &args, int64_t first, int64_t end, int64_t row_bytes)
-      : args_(&args), row_(first), run_end_(first), end_(end), row_bytes_(row_bytes) {}
-
-  // Fetches the next `count` rows.
-  HWY_INLINE void Fetch(int64_t count) {
-    for (; count > 0 && row_ < end_; --count, ++row_) {
-      if (row_ == run_end_) {
-        at_ = lnb::DirectRows(*args_, row_);
-        run_end_ = lnb::DirectRowsEnd(*args_, row_, end_);
-      }
-      for (int64_t byte = 0; byte < row_bytes_; byte += 64) {
-        FetchForReading(at_.grad_out + byte, false);
-        FetchForReading(at_.input + byte, false);
-      }
-      at_ = at_.Skip(1);
-    }
-  }
-
- private:
-  const LayerNormBackwardArgs *args_;
-  int64_t row_, run_end_, end_, row_bytes_;
-  lnb::RowBlock at_;  // row_'s operands, found again at each run_end_
-};
-
 // Rows [begin, end), row begin the first of `rows`; in groups of group_rows (GroupRows), the
 // rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory rather than in a
 // staged tile), the last rows the first of `following`, where the rows after end lie; `ahead`
@@ -812,7 +774,7 @@ class RowsAhead {
 // (21 of 30); dense and long runs even.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const lnb::RowBlock &rows,
-             int group_rows, bool stream, bool prefetch, const lnb::RowBlock &following, RowsAhead *ahead) {
+             int group_rows, bool stream, bool prefetch, const lnb::RowBlock &following, RowsAhead<lnb::DirectRuns> *ahead) {
   auto at = [&](int64_t m) { return rows.Skip(m - begin); };
   // What rows m, m + 1, ... fetch: the `count` rows after them, those that end the rows where
   // fewer are left, or the rows that follow.
@@ -857,8 +819,8 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     int64_t begin = task.row_begin, end = lnb::DirectRowsEnd(args, begin, task.row_end);
     lnb::RowBlock rows = lnb::DirectRows(args, begin);
     // Short runs (the first stands for them) have later runs' rows fetched as they go.
-    const int64_t rows_ahead = end < task.row_end ? lnb::RowsFetchedAhead(end - begin, row_bytes) : 0;
-    RowsAhead ahead(args, std::min(begin + rows_ahead, task.row_end), task.row_end, row_bytes);
+    const int64_t rows_ahead = end < task.row_end ? RowsFetchedAhead(end - begin, row_bytes) : 0;
+    RowsAhead<lnb::DirectRuns> ahead({&args}, std::min(begin + rows_ahead, task.row_end), task.row_end, row_bytes);
     while (begin < task.row_end) {
       const bool last = end == task.row_end;
       const int64_t next_end = last ? end : lnb::DirectRowsEnd(args, end, task.row_end);
