@@ -155,6 +155,26 @@ class ForwardTest : public ::testing::Test {
     return {tensors->out->Read(), tensors->mean->Read(), tensors->rstd->Read()};
   }
 
+  // The same with out's rows laid out as out_rows_layout.
+  std::vector<std::vector<double>> OutputsOf(ForwardCase c, ForwardCase::Rows rows_layout, ForwardCase::Rows out_rows_layout) {
+    c.out_rows_layout = out_rows_layout;
+    return OutputsOf(c, rows_layout);
+  }
+
+  // Input laid out as rows_layout, out as out_rows_layout (unless as input), give the outputs of
+  // dense rows, each shape in its dtype.
+  void ExpectBitsOfDenseRows(ForwardCase::Rows rows_layout, const std::vector<std::pair<std::vector<int64_t>, aclDataType>> &shapes,
+                             std::optional<ForwardCase::Rows> out_rows_layout = std::nullopt) {
+    for (const auto &[dims, dtype] : shapes) {
+      ForwardCase c;
+      c.dims = dims;
+      c.input = c.weight = c.bias = c.out = dtype;
+      const std::vector<std::vector<double>> dense = OutputsOf(c, ForwardCase::Rows::kDense);
+      c.out_rows_layout = out_rows_layout;
+      EXPECT_EQ(OutputsOf(c, rows_layout), dense) << c.Describe() << ": outputs differ from dense rows'";
+    }
+  }
+
   aclrtStream stream_ = nullptr;
   uint64_t counter_ = 0;
 };
@@ -382,23 +402,15 @@ TEST_F(ForwardTest, SequenceFirstRowsGetTheBitsOfDenseRows) {
   // within a batch, which cut the 16-row chunks and the 4-row groups of short 16-bit rows (S = 50,
   // 37, 29), in all three dtypes, rows paired (768). With the other operand moved block by block
   // (32-row blocks of 4096 columns), the blocks start anywhere within a batch.
+  ExpectBitsOfDenseRows(ForwardCase::Rows::kSequenceFirst,
+                        {{{3, 50, 100}, ACL_BF16}, {{5, 37, 24}, ACL_FLOAT16}, {{7, 29, 768}, ACL_FLOAT}});
   ForwardCase c;
-  for (const auto &[dims, dtype] : {std::pair<std::vector<int64_t>, aclDataType>{{3, 50, 100}, ACL_BF16},
-                                    {{5, 37, 24}, ACL_FLOAT16},
-                                    {{7, 29, 768}, ACL_FLOAT}}) {
-    c.dims = dims;
-    c.input = c.weight = c.bias = c.out = dtype;
-    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), OutputsOf(c, ForwardCase::Rows::kDense))
-        << c.Describe() << ": sequence-first rows' outputs differ from dense rows'";
-  }
   c.dims = {3, 50, 4096};
   c.input = c.weight = c.bias = c.out = ACL_FLOAT;
-  c.out_rows_layout = ForwardCase::Rows::kSequenceFirst;
-  const std::vector<std::vector<double>> transposed_input = OutputsOf(c, ForwardCase::Rows::kTransposed);
-  c.out_rows_layout.reset();
+  const std::vector<std::vector<double>> transposed_input =
+      OutputsOf(c, ForwardCase::Rows::kTransposed, ForwardCase::Rows::kSequenceFirst);
   EXPECT_EQ(transposed_input, OutputsOf(c, ForwardCase::Rows::kDense)) << "transposed input, sequence-first out: outputs differ";
-  c.out_rows_layout = ForwardCase::Rows::kTransposed;
-  EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst), transposed_input)
+  EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kSequenceFirst, ForwardCase::Rows::kTransposed), transposed_input)
       << "sequence-first input, transposed out: outputs differ";
 }
 
@@ -407,21 +419,9 @@ TEST_F(ForwardTest, TokenHeadsGetTheBitsOfDenseRows) {
   // rows fetched into L1 as earlier ones are worked on (runs of up to 8 KiB), across the ends of
   // runs and of chunks (runs of 12 and 5 rows), 16-bit rows in groups of 4, FLOAT rows alone; runs
   // of 16 KiB are not fetched so. And out dense beside a heads input.
-  ForwardCase c;
-  for (const auto &[dims, dtype] : {std::pair<std::vector<int64_t>, aclDataType>{{150, 12, 64}, ACL_BF16},
-                                    {{100, 5, 64}, ACL_FLOAT},
-                                    {{40, 8, 512}, ACL_FLOAT}}) {
-    c.dims = dims;
-    c.input = c.weight = c.bias = c.out = dtype;
-    EXPECT_EQ(OutputsOf(c, ForwardCase::Rows::kHeads), OutputsOf(c, ForwardCase::Rows::kDense))
-        << c.Describe() << ": a token's heads' outputs differ from dense rows'";
-  }
-  c.dims = {150, 12, 64};
-  c.input = c.weight = c.bias = c.out = ACL_FLOAT16;
-  c.out_rows_layout = ForwardCase::Rows::kDense;
-  const std::vector<std::vector<double>> heads_input = OutputsOf(c, ForwardCase::Rows::kHeads);
-  c.out_rows_layout.reset();
-  EXPECT_EQ(heads_input, OutputsOf(c, ForwardCase::Rows::kDense)) << "heads input, dense out: outputs differ";
+  ExpectBitsOfDenseRows(ForwardCase::Rows::kHeads,
+                        {{{150, 12, 64}, ACL_BF16}, {{100, 5, 64}, ACL_FLOAT}, {{40, 8, 512}, ACL_FLOAT}});
+  ExpectBitsOfDenseRows(ForwardCase::Rows::kHeads, {{{150, 12, 64}, ACL_FLOAT16}}, ForwardCase::Rows::kDense);
 }
 
 TEST_F(ForwardTest, RowsMovedElementByElementGetTheBitsOfDenseRows) {
