@@ -383,7 +383,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
   };
   const int64_t first_run_end = run_end(row_begin, row_end);
   const int64_t rows_ahead = first_run_end < row_end ? RowsFetchedAhead(first_run_end - row_begin, row_bytes) : 0;
-  RowsAhead<decltype(input_runs)> ahead(input_runs, std::min(row_begin + rows_ahead, row_end), row_end, row_bytes);
+  RowsAhead<decltype(input_runs)> later_runs(input_runs, std::min(row_begin + rows_ahead, row_end), row_end, row_bytes);
   for (int64_t begin = row_begin, end; begin < row_end; begin = end) {
     end = run_end(begin, row_end);
     const char *const input = static_cast<const char *>(args.input) + RowOffsetBytes(args.input_spacing, begin, args.cols, kInput);
@@ -395,7 +395,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       constexpr int kRows = decltype(rows_tag)::value;
       constexpr bool kWidened = decltype(widened_tag)::value;
       RowStatistics stats[kRows];
-      if (rows_ahead > 0) ahead.Fetch(kRows);
+      if (rows_ahead > 0) later_runs.Fetch(kRows);
       const int64_t far = FetchAheadGroups(kRows, row_bytes), ahead = m + (far + 1) * kRows <= end ? far : 1;
       const int64_t i = m - begin, next = m + (ahead + 1) * kRows <= end ? i + ahead * kRows : i;
       ComputeStatistics<kInput, kRows, kWidened>(args, input + i * input_step, input_step, input + next * input_step,
