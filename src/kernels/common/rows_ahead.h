@@ -5,7 +5,10 @@
 #ifndef ACLNN_HOST_KERNELS_COMMON_ROWS_AHEAD_H_
 #define ACLNN_HOST_KERNELS_COMMON_ROWS_AHEAD_H_
 
+#include <algorithm>
 #include <cstdint>
+
+#include "kernels/common/cache_fetch.h"
 
 namespace aclhost {
 namespace kernels {
@@ -34,14 +37,19 @@ struct RowRun {
   int64_t end = 0;
 };
 
-// Fetches rows [first, end) in order, `count` at a time; find_run(row, end) gives the RowRun from
-// row on (at most end), asked once a run.
+// Fetches rows from a lead of RowsFetchedAhead rows after `first` on, up to `end`, in order,
+// `count` with each call, where the rows [first, end) lie in more than one run (judged by the
+// first); else none. find_run(row, end) gives the RowRun from row on (at most end), asked once a
+// run.
 template <class FindRun>
 class RowsAhead {
  public:
   RowsAhead(FindRun find_run, int64_t first, int64_t end, int64_t row_bytes)
-      : find_run_(find_run), row_(first), end_(end), row_bytes_(row_bytes) {
-    run_.end = first;
+      : find_run_(find_run), end_(end), row_bytes_(row_bytes) {
+    const int64_t first_run_end = first < end ? find_run_(first, end).end : end;
+    const int64_t lead = first_run_end < end ? RowsFetchedAhead(first_run_end - first, row_bytes) : 0;
+    row_ = lead > 0 ? std::min(first + lead, end) : end;
+    run_.end = row_;
   }
 
   inline __attribute__((always_inline)) void Fetch(int64_t count) {
@@ -49,8 +57,8 @@ class RowsAhead {
     for (; count > 0 && row_ < end_; --count, ++row_) {
       if (row_ == run_.end) run_ = find_run_(row_, end_);
       for (int64_t byte = 0; byte < row_bytes_; byte += kLine) {
-        __builtin_prefetch(run_.rows[0] + byte, 0, 3);
-        if (run_.rows[1] != nullptr) __builtin_prefetch(run_.rows[1] + byte, 0, 3);
+        FetchForReading(run_.rows[0] + byte, false);
+        if (run_.rows[1] != nullptr) FetchForReading(run_.rows[1] + byte, false);
       }
       run_.rows[0] += run_.steps[0];
       if (run_.rows[1] != nullptr) run_.rows[1] += run_.steps[1];
@@ -59,7 +67,8 @@ class RowsAhead {
 
  private:
   FindRun find_run_;
-  int64_t row_, end_, row_bytes_;
+  int64_t end_, row_bytes_;
+  int64_t row_;  // the next row to fetch
   RowRun run_;  // row_'s run, its rows advanced to row_
 };
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/common/cache_fetch.h"
 #include "kernels/common/element_type.h"
 #include "kernels/common/kernel_config.h"
 
@@ -186,16 +187,6 @@ HWY_INLINE void StoreFromFloat(D d, hn::Vec<D> value, void *base, int64_t index)
     const hn::RebindToSigned<D> di;
     const auto bits = T == ElementType::kBFloat16 ? FloatToBf16Bits(d, value) : FloatToHalfBits(d, value);
     Put<kStream>(hn::DemoteTo(du16, hn::BitCast(di, bits)), du16, at);
-  }
-}
-
-// Fetches the cache line at `at` for reading, into L2 or into L1 (__builtin_prefetch takes the
-// level as a constant: locality 2 or 3): the kernels fetch the next rows while they work on these.
-HWY_INLINE void FetchForReading(const void *at, bool into_l2) {
-  if (into_l2) {
-    __builtin_prefetch(at, 0, 2);
-  } else {
-    __builtin_prefetch(at, 0, 3);
   }
 }
 

@@ -373,7 +373,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
   // Runs of rows [begin, end) within one batch of input and of out (a step apart there; a row's
   // results do not depend on the rows taken with it).
   auto run_end = [&](int64_t begin, int64_t end) { return BatchEnd(args.out_spacing, begin, BatchEnd(args.input_spacing, begin, end)); };
-  // Short runs (the first stands for them) have later runs' input rows fetched as they go.
+  // Short runs have later runs' input rows fetched as they go (RowsAhead).
   auto input_runs = [&](int64_t first, int64_t end) {
     RowRun run;
     run.rows[0] = static_cast<const char *>(args.input) + RowOffsetBytes(args.input_spacing, first, args.cols, kInput);
@@ -381,9 +381,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
     run.end = run_end(first, end);
     return run;
   };
-  const int64_t first_run_end = run_end(row_begin, row_end);
-  const int64_t rows_ahead = first_run_end < row_end ? RowsFetchedAhead(first_run_end - row_begin, row_bytes) : 0;
-  RowsAhead<decltype(input_runs)> later_runs(input_runs, std::min(row_begin + rows_ahead, row_end), row_end, row_bytes);
+  RowsAhead<decltype(input_runs)> later_runs(input_runs, row_begin, row_end, row_bytes);
   for (int64_t begin = row_begin, end; begin < row_end; begin = end) {
     end = run_end(begin, row_end);
     const char *const input = static_cast<const char *>(args.input) + RowOffsetBytes(args.input_spacing, begin, args.cols, kInput);
@@ -395,7 +393,7 @@ void NormalizeRows(const LayerNormArgs &args, int64_t row_begin, int64_t row_end
       constexpr int kRows = decltype(rows_tag)::value;
       constexpr bool kWidened = decltype(widened_tag)::value;
       RowStatistics stats[kRows];
-      if (rows_ahead > 0) later_runs.Fetch(kRows);
+      later_runs.Fetch(kRows);
       const int64_t far = FetchAheadGroups(kRows, row_bytes), ahead = m + (far + 1) * kRows <= end ? far : 1;
       const int64_t i = m - begin, next = m + (ahead + 1) * kRows <= end ? i + ahead * kRows : i;
       ComputeStatistics<kInput, kRows, kWidened>(args, input + i * input_step, input_step, input + next * input_step,

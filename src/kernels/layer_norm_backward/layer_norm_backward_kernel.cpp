@@ -818,14 +818,13 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     // Each run's end and rows are found once: as the run that follows one, then as the run.
     int64_t begin = task.row_begin, end = lnb::DirectRowsEnd(args, begin, task.row_end);
     lnb::RowBlock rows = lnb::DirectRows(args, begin);
-    // Short runs (the first stands for them) have later runs' rows fetched as they go.
-    const int64_t rows_ahead = end < task.row_end ? RowsFetchedAhead(end - begin, row_bytes) : 0;
-    RowsAhead<lnb::DirectRuns> ahead({&args}, std::min(begin + rows_ahead, task.row_end), task.row_end, row_bytes);
+    // Short runs have later runs' rows fetched as they go.
+    RowsAhead<lnb::DirectRuns> ahead({&args}, begin, task.row_end, row_bytes);
     while (begin < task.row_end) {
       const bool last = end == task.row_end;
       const int64_t next_end = last ? end : lnb::DirectRowsEnd(args, end, task.row_end);
       const lnb::RowBlock following = last ? rows.Skip(end - 1 - begin) : lnb::DirectRows(args, end);
-      RunRows(passes, begin, end, rows, group_rows, task.stream, true, following, rows_ahead > 0 ? &ahead : nullptr);
+      RunRows(passes, begin, end, rows, group_rows, task.stream, true, following, &ahead);
       begin = end;
       end = next_end;
       rows = following;
