@@ -38,16 +38,17 @@ struct RowRun {
 };
 
 // Fetches rows from a lead of RowsFetchedAhead rows after `first` on, up to `end`, in order,
-// `count` with each call, where the rows [first, end) lie in more than one run (judged by the
-// first); else none. find_run(row, end) gives the RowRun from row on (at most end), asked once a
-// run.
+// `count` with each call, where the rows [first, end) lie in more than one run; else none. The
+// longer of the first two runs stands for the runs: rows [first, end) (a chunk) may begin or end
+// within a run. find_run(row, end) gives the RowRun from row on (at most end), asked once a run.
 template <class FindRun>
 class RowsAhead {
  public:
   RowsAhead(FindRun find_run, int64_t first, int64_t end, int64_t row_bytes)
       : find_run_(find_run), end_(end), row_bytes_(row_bytes) {
     const int64_t first_run_end = first < end ? find_run_(first, end).end : end;
-    const int64_t lead = first_run_end < end ? RowsFetchedAhead(first_run_end - first, row_bytes) : 0;
+    const int64_t run_rows = first_run_end < end ? std::max(first_run_end - first, find_run_(first_run_end, end).end - first_run_end) : 0;
+    const int64_t lead = RowsFetchedAhead(run_rows, row_bytes);
     row_ = lead > 0 ? std::min(first + lead, end) : end;
     run_.end = row_;
   }
