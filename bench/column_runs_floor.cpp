@@ -135,5 +135,20 @@ void FloorOperands::TwoPassColumns(int threads, int64_t block_rows) {
   benchmark::DoNotOptimize(checksum);
 }
 
+void FloorOperands::TwoPassRows(int threads, int64_t group_rows) {
+  const int64_t row_bytes = cols_ * static_cast<int64_t>(element_size_), groups = (rows_ + group_rows - 1) / group_rows;
+  const char *const go = static_cast<const char *>(grad_out_), *const x = static_cast<const char *>(input_);
+  char *const gi = static_cast<char *>(grad_input_);
+  uint64_t checksum = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(^ : checksum)
+  for (int64_t group = 0; group < groups; ++group) {
+    const int64_t first = group * group_rows * row_bytes, bytes = std::min(group_rows, rows_ - group * group_rows) * row_bytes;
+    checksum ^= ReadBoth(go + first, x + first, bytes);
+    WriteFromBoth(go + first, x + first, gi + first, bytes);
+  }
+  FinishStreaming();
+  benchmark::DoNotOptimize(checksum);
+}
+
 }  // namespace bench
 }  // namespace aclhost

@@ -1,7 +1,8 @@
 // The memory traffic of a LayerNorm backward without its arithmetic, for the transposed views'
 // ratio to their dense case: what any design that reads a block of rows twice (once for the row
 // sums, once for gradInput) must pay when the rows lie in columns ([cols][rows] memory, a row's
-// elements a column apart), against one pass over the same bytes in memory order.
+// elements a column apart), against one pass over the same bytes in memory order; and the same two
+// passes over groups of long rows in memory, the operator's way with rows too long for L1.
 // docs/PERFORMANCE.md reads the two against each other and against the operator's transposed and
 // dense cases of the same run.
 #pragma once
@@ -30,6 +31,11 @@ class FloorOperands {
   // on into L2 at each column's start (a bound on the traffic, not a copy of the operator's
   // fetching, which docs/PERFORMANCE.md describes).
   void TwoPassColumns(int threads, int64_t block_rows);
+  // The operands as [rows][cols] (rows in memory), in groups of group_rows rows, a thread's at a
+  // time: the group's rows read from gradOut and input (pass 1), then read again (from L2 where
+  // the group fits) and gradInput's rows written with streaming stores (pass 2), as the operator
+  // takes long rows; no software fetch (the hardware's prefetcher streams such rows).
+  void TwoPassRows(int threads, int64_t group_rows);
 
   // The operator's effective bytes for the same operands (bench/warm_case.h).
   double effective_bytes() const;

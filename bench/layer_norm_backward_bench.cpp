@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -136,17 +137,26 @@ void Register(const Problem &problem) {
   benchmark::RegisterBenchmark(Name(problem).c_str(), RunProblem, problem)->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
-// The memory floor of the transposed case of (rows, cols): its operands' bytes moved without
-// arithmetic, in one dense pass and in two passes over column runs (bench/column_runs_floor.h),
-// in the blocks of rows the operator's columns path takes on this CPU.
-void RegisterFloor(int64_t rows, int64_t cols, aclDataType dtype) {
+// Memory floors of (rows, cols) (bench/column_runs_floor.h): its operands' bytes moved without
+// arithmetic in one dense pass, and in two passes as the operator takes them: over column runs in
+// the blocks of rows the columns path takes on this CPU (the transposed case), or over groups of
+// long rows (kLongRowGroup: the operator's groups of long FLOAT rows on AVX-512).
+enum class Floor { kDense, kTwoPassColumns, kTwoPassRows };
+constexpr int64_t kLongRowGroup = 4;
+
+void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors) {
   const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);
-  for (const bool two_pass : {false, true}) {
-    const std::string name = "MemoryFloor/" + shape + (two_pass ? "/two_pass_columns" : "/dense");
+  for (const Floor floor : floors) {
+    static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows"};
+    const std::string name = "MemoryFloor/" + shape + kNames[static_cast<int>(floor)];
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
       aclhost::bench::FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
       aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::TriadPass, g_threads, operands.effective_bytes(), [&] {
-        two_pass ? operands.TwoPassColumns(g_threads, g_column_block_rows) : operands.DensePass(g_threads);
+        switch (floor) {
+          case Floor::kDense: operands.DensePass(g_threads); break;
+          case Floor::kTwoPassColumns: operands.TwoPassColumns(g_threads, g_column_block_rows); break;
+          case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, kLongRowGroup); break;
+        }
         return true;
       });
     })->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -178,8 +188,10 @@ int main(int argc, char **argv) {
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kPaddedRows});
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kTransposed});
   Register({{4096, 4096}, 1, ACL_BF16, Layout::kTransposed});
-  RegisterFloor(8192, 768, ACL_FLOAT);
-  RegisterFloor(4096, 4096, ACL_BF16);
+  RegisterFloors(8192, 768, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassColumns});
+  RegisterFloors(4096, 4096, ACL_BF16, {Floor::kDense, Floor::kTwoPassColumns});
+  // Long FLOAT rows against their two-pass floor.
+  RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows});
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
