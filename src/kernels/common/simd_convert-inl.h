@@ -199,6 +199,21 @@ HWY_INLINE void FetchHalfRow(const char *row, int64_t row_bytes, int64_t byte, b
   FetchForReading(row + (second_half ? row_bytes / 2 : 0) + byte / 2, into_l2);
 }
 
+// A group of `count` rows (an even number) fetched half a group at a time, by a pass over another
+// group of as many rows that works on a line of each row in turn: its first count / 2 rows
+// (second_half: its last), one row after another, a line of them for every two lines of the pass.
+// Row r of the pass at its line `line` (of row_lines a row) fetches line (line * count + r) / 2
+// of the half where line * count + r is even. Unlike FetchHalfRow on each row, the half's lines
+// are fetched in the order they lie in memory when the rows are dense.
+HWY_INLINE void FetchHalfGroup(const char *const *rows, int count, int64_t row_lines, int64_t line, int r, bool second_half,
+                               bool into_l2) {
+  const int64_t visit = line * count + r;
+  if (visit % 2 != 0) return;
+  int64_t at = visit / 2, row = second_half ? count / 2 : 0;
+  for (; at >= row_lines; at -= row_lines) ++row;
+  FetchForReading(rows[row] + at * 64, into_l2);
+}
+
 // kBlockLanes elements of type T from base + index, as float32, in kBlockLanes / Lanes vectors.
 template <ElementType T>
 HWY_INLINE void LoadBlock(const void *base, int64_t index, BlockVec *out) {

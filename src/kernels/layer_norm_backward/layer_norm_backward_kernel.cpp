@@ -435,8 +435,8 @@ class RowPasses {
   // block of the weight and of the column partials is loaded once for the group and each row's
   // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
   // kKeep: row r's g and xhat also go to kept + 2 * r * kept_cols and kept_cols further on.
-  // first_halves: rows whose first halves are fetched meanwhile, a line of theirs for every two
-  // lines of the rows' (nullptr: none; Rows says why).
+  // first_halves: rows whose first halves are fetched meanwhile (FetchNextHalf; nullptr: none;
+  // Rows says why).
   template <int kRows, bool kKeep = false>
   HWY_INLINE void Sums(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, BlockVec (*acc_g)[kBlockVecs],
                        BlockVec (*acc_gx)[kBlockVecs], float *kept = nullptr, int64_t kept_cols = 0,
@@ -483,10 +483,7 @@ class RowPasses {
         }
       }
       if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
-      for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) {
-        FetchHalfRow(fetch_go[r], args_.cols * kSize, n * kSize, false, into_l2);
-        FetchHalfRow(fetch_x[r], args_.cols * kSize, n * kSize, false, into_l2);
-      }
+      for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) FetchNextHalf<kRows>(fetch_go, fetch_x, r, n, false, into_l2);
       for (int r = 0; r < kRows; ++r) {
         ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
         accumulate_row(r, n, pw, pb);
@@ -512,8 +509,8 @@ class RowPasses {
   // waits behind its own first read from memory. row_means: per row its means of g and g * xhat;
   // stream: write rows that are 64-byte aligned with non-temporal stores; kept: the rows' g and
   // xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
-  // fetch_second_halves: fetch only the second halves of `next`, at half the pace (pass 1 fetched
-  // the first; Rows says why).
+  // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
+  // first; Rows says why).
   template <int kRows>
   HWY_INLINE void GradInput(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, const float (*row_means)[2],
                             bool stream, const lnb::RowBlock &next, const float *kept = nullptr, int64_t kept_cols = 0,
@@ -553,8 +550,7 @@ class RowPasses {
         return;
       }
       if (fetch_second_halves) {
-        FetchHalfRow(next_go[r], args_.cols * kSize, n * kSize, true, into_l2);
-        FetchHalfRow(next_x[r], args_.cols * kSize, n * kSize, true, into_l2);
+        FetchNextHalf<kRows>(next_go, next_x, r, n, true, into_l2);
       } else {
         FetchForReading(next_go[r] + n * kSize, into_l2);
         FetchForReading(next_x[r] + n * kSize, into_l2);
@@ -645,13 +641,13 @@ class RowPasses {
                       (kRows > 1 || lnb::KeepsRowAlone(cols, args_.config.vendor));
     HWY_ALIGN float kept[2 * kKeptFloats];
     // Rows that pass 2 reads from L2 (not kept): pass 1 fetches the first half of the next rows and
-    // pass 2 the second, at half the pace each, rather than pass 2 all of them; memory then streams
-    // through both passes instead of idling through pass 1. Two threads, alternating builds call
-    // by call, every call from cold caches, medians: (4096, 4096) FLOAT 9.18 -> 7.52 ms (16 of 16
-    // pairs; L3 warm), FLOAT16 4.85 -> 4.39 (14 of 20), BF16 5.04 -> 4.63 (16 of 20); (16384,
-    // 5120) FLOAT 46.4 -> 36.5 (8 of 8; L3 warm), FLOAT16 36.7 -> 33.2 and BF16 22.4 -> 20.7 (9
-    // of 10 each); (1024, 32768) FLOAT 21.8 -> 18.5 (14 of 16; L3 warm). Not BF16 below AVX-512
-    // (kBf16BelowAvx512).
+    // pass 2 the second, at half the pace each (FetchNextHalf says which half), rather than pass 2
+    // all of them; memory then streams through both passes instead of idling through pass 1. Two
+    // threads, alternating builds call by call, every call from cold caches, medians: (4096, 4096)
+    // FLOAT 9.18 -> 7.52 ms (16 of 16 pairs; L3 warm), FLOAT16 4.85 -> 4.39 (14 of 20), BF16 5.04
+    // -> 4.63 (16 of 20); (16384, 5120) FLOAT 46.4 -> 36.5 (8 of 8; L3 warm), FLOAT16 36.7 ->
+    // 33.2 and BF16 22.4 -> 20.7 (9 of 10 each); (1024, 32768) FLOAT 21.8 -> 18.5 (14 of 16; L3
+    // warm). Not BF16 below AVX-512 (kBf16BelowAvx512).
     const bool split_fetch = !kBf16BelowAvx512 && rows.grad_input != nullptr && !keep;
     const lnb::RowBlock *const first_halves = split_fetch ? &next : nullptr;
     if (keep) {
@@ -682,6 +678,32 @@ class RowPasses {
   }
 
  private:
+  // Row r's share, at column n, of fetching the next kRows rows (next_go and next_x, a row each)
+  // half in pass 1 and half in pass 2 (Rows' split fetch), a line of them for every two lines of
+  // these rows. Groups of 4 FLOAT rows fetch the first two rows, then the last two
+  // (FetchHalfGroup): in dense memory two streams of lines in order, where halves of each row
+  // (FetchHalfRow, the other rows) make eight. Zen 5, two threads, alternating builds call by
+  // call, against halves of each row, medians: (4096, 4096) 4.50 -> 4.28 ms next to slow triads
+  // (47 of 50 pairs), 3.14 -> 3.07 next to fast ones (36 of 50), one thread 6.53 -> 6.24 (11 of
+  // 12); (16384, 5120) 15.4 -> 15.0 (42 of 48); (2048, 16384) 6.5 -> 5.5 (48 of 48). Groups of 2
+  // kept halves of each row: FLOAT (1024, 32768) faster next to slow triads (10 and 8 of 12 pairs)
+  // and slower next to fast ones (2 and 1 of 12); BF16 (4096, 4096) slower (3 of 10), (16384,
+  // 5120) too (1 of 10); FLOAT16 (4096, 4096) even (5 of 12).
+  template <int kRows>
+  HWY_INLINE void FetchNextHalf(const char *const *next_go, const char *const *next_x, int r, int64_t n, bool second_half,
+                                bool into_l2) const {
+    constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
+    const int64_t byte = n * kSize, row_bytes = args_.cols * kSize;
+    if constexpr (kData == ElementType::kFloat32 && kRows >= 4) {
+      if (byte % 64 != 0) return;
+      FetchHalfGroup(next_go, kRows, row_bytes / 64, byte / 64, r, second_half, into_l2);
+      FetchHalfGroup(next_x, kRows, row_bytes / 64, byte / 64, r, second_half, into_l2);
+    } else {
+      FetchHalfRow(next_go[r], row_bytes, byte, second_half, into_l2);
+      FetchHalfRow(next_x[r], row_bytes, byte, second_half, into_l2);
+    }
+  }
+
   const LayerNormBackwardArgs &args_;
   float *weight_partials_;
   float *bias_partials_;
