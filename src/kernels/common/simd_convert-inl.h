@@ -199,15 +199,14 @@ HWY_INLINE void FetchHalfRow(const char *row, int64_t row_bytes, int64_t byte, b
   FetchForReading(row + (second_half ? row_bytes / 2 : 0) + byte / 2, into_l2);
 }
 
-// A group of `count` rows (an even number) fetched half a group at a time, by a pass over another
-// group of as many rows that works on a line of each row in turn: its first count / 2 rows
-// (second_half: its last), one row after another, a line of them for every two lines of the pass.
-// Row r of the pass at its line `line` (of row_lines a row) fetches line (line * count + r) / 2
-// of the half where line * count + r is even. Unlike FetchHalfRow on each row, the half's lines
-// are fetched in the order they lie in memory when the rows are dense.
-HWY_INLINE void FetchHalfGroup(const char *const *rows, int count, int64_t row_lines, int64_t line, int r, bool second_half,
+// A group of `count` rows (an even number, row_lines lines each) fetched half a group at a time,
+// by a pass over another group of as many rows: its first count / 2 rows (second_half: its last),
+// one row after another, a line of them for every two lines of the pass. The pass's line number
+// `visit` (in the order it works on its rows' lines) fetches the half's line visit / 2 where visit
+// is even. Unlike FetchHalfRow on each row, the half's lines are fetched in the order they lie in
+// memory when the rows are dense.
+HWY_INLINE void FetchHalfGroup(const char *const *rows, int count, int64_t row_lines, int64_t visit, bool second_half,
                                bool into_l2) {
-  const int64_t visit = line * count + r;
   if (visit % 2 != 0) return;
   int64_t at = visit / 2, row = second_half ? count / 2 : 0;
   for (; at >= row_lines; at -= row_lines) ++row;

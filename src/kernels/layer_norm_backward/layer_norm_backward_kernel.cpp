@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/common/simd_convert-inl.h"
 #include "kernels/common/rows_ahead.h"
@@ -201,6 +202,21 @@ struct DirectRuns {
 inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor vendor) {
   if (FetchesNextRowsIntoL1Only(vendor)) return false;
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
+}
+
+// Whether pass 2 over a group of 4 rows takes the rows in turn, each row's columns all before the
+// next row's, rather than a line of each row at a time: FLOAT rows of up to 20 KiB, whose
+// gradInput then streams out one row after another. Zen 5, two threads, alternating builds call by
+// call, against a line of each row at a time, medians: (4096, 4096) 3.06 -> 2.83 ms next to fast
+// triads (55 of 56 pairs in seven runs), (16384, 5120) 14.9 -> 13.9 (16 of 16); next to slow
+// triads even ((4096, 4096) 170 of 314 pairs, (16384, 5120) 45 of 98). Longer rows lost: (2048,
+// 16384) 5.38 -> 5.60 ms next to a fast triad (0 of 8 pairs), 1 to 2 of 8 next to slow ones;
+// (4096, 8192) 11 of 84 pairs faster and (2048, 12288) 27 of 84, all next to slow triads. Pass 1
+// taking them in turn as well (it would load and store the column partials once a row rather than
+// once a group) measured slower: (4096, 4096) 2.75 -> 3.55 ms next to a fast triad, 1 to 4 of 8
+// pairs faster in each of fourteen runs.
+inline bool TakesGroupRowsInTurn(int64_t cols, size_t element_size) {
+  return element_size == sizeof(float) && cols * static_cast<int64_t>(element_size) <= (int64_t{20} << 10);
 }
 
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
@@ -387,6 +403,15 @@ HWY_INLINE BlockVec GradInputVector(BlockVec go, BlockVec x, BlockVec w, BlockVe
   return GradInputFromTerms(g, xhat, rstd, mean_g, mean_gx);
 }
 
+// A pass over rows names the rows it works on by a tag: one row's index, or all of them.
+using AllRows = std::integral_constant<int, -1>;
+
+// body(row_tag) for each row of the sequence, in order, with the row's index as a constant.
+template <int... kRow, class Body>
+HWY_INLINE void ForEachRow(std::integer_sequence<int, kRow...>, Body body) {
+  (body(std::integral_constant<int, kRow>()), ...);
+}
+
 // The two passes over columns [c0, c1) of rows of one chunk (c0 a multiple of kSegmentCols, c1
 // the next one or cols). partials: the chunk's column partial sums (nullptr when neither gradWeight
 // nor gradBias is wanted).
@@ -483,7 +508,7 @@ class RowPasses {
         }
       }
       if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
-      for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) FetchNextHalf<kRows>(fetch_go, fetch_x, r, n, false, into_l2);
+      for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) FetchNextHalf<kRows>(fetch_go, fetch_x, r, n, false, false, into_l2);
       for (int r = 0; r < kRows; ++r) {
         ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
         accumulate_row(r, n, pw, pb);
@@ -510,11 +535,12 @@ class RowPasses {
   // stream: write rows that are 64-byte aligned with non-temporal stores; kept: the rows' g and
   // xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
-  // first; Rows says why).
+  // first; Rows says why); rows_in_turn: each row's columns all before the next row's (groups of 4
+  // FLOAT rows only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
   template <int kRows>
   HWY_INLINE void GradInput(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, const float (*row_means)[2],
                             bool stream, const lnb::RowBlock &next, const float *kept = nullptr, int64_t kept_cols = 0,
-                            bool fetch_second_halves = false) const {
+                            bool fetch_second_halves = false, bool rows_in_turn = false) const {
     const BlockTag d;
     const void *const weight = args_.weight;  // a local: the stores below could alias a member
     constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
@@ -550,7 +576,7 @@ class RowPasses {
         return;
       }
       if (fetch_second_halves) {
-        FetchNextHalf<kRows>(next_go, next_x, r, n, true, into_l2);
+        FetchNextHalf<kRows>(next_go, next_x, r, n, true, rows_in_turn, into_l2);
       } else {
         FetchForReading(next_go[r] + n * kSize, into_l2);
         FetchForReading(next_x[r] + n * kSize, into_l2);
@@ -572,20 +598,23 @@ class RowPasses {
         }
       }
     };
-    // kCount blocks of every row from n on, row after row: a row's line of gradInput is written
-    // whole before the next row's, so that no write-combining buffer of a non-temporal store waits
-    // half full while other rows' lines open.
+    // kCount blocks from n on of every row (row_tag: AllRows) or of one row (row_tag: that row's
+    // index), row after row: a row's line of gradInput is written whole before the next row's, so
+    // that no write-combining buffer of a non-temporal store waits half full while other rows'
+    // lines open.
     // Its loops over rows and blocks are unrolled whole, so that each row's pointers and vectors
     // stay in registers; GCC otherwise kept them in arrays on the stack and loaded them for every
     // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 65.7 -> 58.7
     // us medians (290 of 300 pairs), FLOAT16 55.6 -> 52.4 (286 of 300), FLOAT and shorter rows
     // ((64, 256) FLOAT included) even; from memory even.
-    auto blocks = [&](int64_t n, auto count_tag, bool full) HWY_ATTR __attribute__((always_inline)) {
+    auto blocks = [&](int64_t n, auto count_tag, bool full, auto row_tag) HWY_ATTR __attribute__((always_inline)) {
       constexpr int64_t kCount = decltype(count_tag)::value;
+      constexpr int kOnlyRow = decltype(row_tag)::value;
       BlockVec out[kCount][kBlockVecs];
       if (kept != nullptr) {
         #pragma GCC unroll 8
         for (int r = 0; r < kRows; ++r) {
+          if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
           #pragma GCC unroll 8
           for (int64_t b = 0; b < kCount; ++b) {
             BlockVec g[kBlockVecs], xhat[kBlockVecs];
@@ -608,6 +637,7 @@ class RowPasses {
       }
       #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) {
+        if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
         #pragma GCC unroll 8
         for (int64_t b = 0; b < kCount; ++b) {
           BlockVec go[kBlockVecs], x[kBlockVecs];
@@ -622,10 +652,20 @@ class RowPasses {
     constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
     using Line = std::integral_constant<int64_t, kLineBlocks>;
     using Block = std::integral_constant<int64_t, 1>;
-    int64_t n = c0;
-    for (; n + kLineBlocks * kBlockLanes <= c1; n += kLineBlocks * kBlockLanes) blocks(n, Line(), true);
-    for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true);
-    if (n < c1) blocks(n, Block(), false);
+    // The columns of the rows row_tag names, a line of gradInput at a time where it is whole.
+    auto sweep = [&](auto row_tag) HWY_ATTR __attribute__((always_inline)) {
+      int64_t n = c0;
+      for (; n + kLineBlocks * kBlockLanes <= c1; n += kLineBlocks * kBlockLanes) blocks(n, Line(), true, row_tag);
+      for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true, row_tag);
+      if (n < c1) blocks(n, Block(), false, row_tag);
+    };
+    if constexpr (kData == ElementType::kFloat32 && kRows >= 4) {
+      if (rows_in_turn) {
+        ForEachRow(std::make_integer_sequence<int, kRows>(), sweep);
+        return;
+      }
+    }
+    sweep(AllRows());
   }
 
   // The first kRows of `rows`, rows m, m + 1, ...: their sums segment by segment, folded in order
@@ -666,7 +706,8 @@ class RowPasses {
       row_means[r][1] = SumBlockLanes(sum_gx[r]) / static_cast<float>(cols);
     }
     if (!keep && !kBf16BelowAvx512) {
-      GradInput<kRows>(m, rows, 0, cols, row_means, stream, next, nullptr, 0, split_fetch);
+      const bool rows_in_turn = kRows >= 4 && lnb::TakesGroupRowsInTurn(cols, ElementSize(kData));
+      GradInput<kRows>(m, rows, 0, cols, row_means, stream, next, nullptr, 0, split_fetch, rows_in_turn);
       return;
     }
     // Row by row: (64, 256) FLOAT, in cache, took 10.0 us against 8.6 with the rows' kept blocks
@@ -680,7 +721,8 @@ class RowPasses {
  private:
   // Row r's share, at column n, of fetching the next kRows rows (next_go and next_x, a row each)
   // half in pass 1 and half in pass 2 (Rows' split fetch), a line of them for every two lines of
-  // these rows. Groups of 4 FLOAT rows fetch the first two rows, then the last two
+  // these rows (rows_in_turn: the pass takes them in turn, else a line of each at a time). Groups
+  // of 4 FLOAT rows fetch the first two rows, then the last two
   // (FetchHalfGroup): in dense memory two streams of lines in order, where halves of each row
   // (FetchHalfRow, the other rows) make eight. Zen 5, two threads, alternating builds call by
   // call, against halves of each row, medians: (4096, 4096) 4.50 -> 4.28 ms next to slow triads
@@ -691,13 +733,15 @@ class RowPasses {
   // 5120) too (1 of 10); FLOAT16 (4096, 4096) even (5 of 12).
   template <int kRows>
   HWY_INLINE void FetchNextHalf(const char *const *next_go, const char *const *next_x, int r, int64_t n, bool second_half,
-                                bool into_l2) const {
+                                bool rows_in_turn, bool into_l2) const {
     constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
     const int64_t byte = n * kSize, row_bytes = args_.cols * kSize;
     if constexpr (kData == ElementType::kFloat32 && kRows >= 4) {
       if (byte % 64 != 0) return;
-      FetchHalfGroup(next_go, kRows, row_bytes / 64, byte / 64, r, second_half, into_l2);
-      FetchHalfGroup(next_x, kRows, row_bytes / 64, byte / 64, r, second_half, into_l2);
+      const int64_t row_lines = row_bytes / 64, line = byte / 64;
+      const int64_t visit = rows_in_turn ? r * row_lines + line : line * kRows + r;
+      FetchHalfGroup(next_go, kRows, row_lines, visit, second_half, into_l2);
+      FetchHalfGroup(next_x, kRows, row_lines, visit, second_half, into_l2);
     } else {
       FetchHalfRow(next_go[r], row_bytes, byte, second_half, into_l2);
       FetchHalfRow(next_x[r], row_bytes, byte, second_half, into_l2);
