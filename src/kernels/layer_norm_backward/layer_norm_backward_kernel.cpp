@@ -722,13 +722,13 @@ class RowPasses {
   // Row r's share, at column n, of fetching the next kRows rows (next_go and next_x, a row each)
   // half in pass 1 and half in pass 2 (Rows' split fetch), a line of them for every two lines of
   // these rows (rows_in_turn: the pass takes them in turn, else a line of each at a time). Groups
-  // of 4 FLOAT rows fetch the first two rows, then the last two
-  // (FetchHalfGroup): in dense memory two streams of lines in order, where halves of each row
-  // (FetchHalfRow, the other rows) make eight. Zen 5, two threads, alternating builds call by
-  // call, against halves of each row, medians: (4096, 4096) 4.50 -> 4.28 ms next to slow triads
-  // (47 of 50 pairs), 3.14 -> 3.07 next to fast ones (36 of 50), one thread 6.53 -> 6.24 (11 of
-  // 12); (16384, 5120) 15.4 -> 15.0 (42 of 48); (2048, 16384) 6.5 -> 5.5 (48 of 48). Groups of 2
-  // kept halves of each row: FLOAT (1024, 32768) faster next to slow triads (10 and 8 of 12 pairs)
+  // of 4 FLOAT rows fetch the first two rows, then the last two (FetchHalfGroup): in dense memory
+  // two streams of lines in order, where halves of each row (FetchHalfRow, the other rows) make
+  // eight. Zen 5, two threads, alternating builds call by call, against halves of each row,
+  // medians: (4096, 4096) 4.50 -> 4.28 ms next to slow triads (47 of 50 pairs), 3.14 -> 3.07 next
+  // to fast ones (36 of 50), one thread 6.53 -> 6.24 (11 of 12); (16384, 5120) 15.4 -> 15.0 (42 of
+  // 48); (2048, 16384) 6.5 -> 5.5 (48 of 48). Groups of 2 keep halves of each row; fetched as
+  // groups they measured: FLOAT (1024, 32768) faster next to slow triads (10 and 8 of 12 pairs)
   // and slower next to fast ones (2 and 1 of 12); BF16 (4096, 4096) slower (3 of 10), (16384,
   // 5120) too (1 of 10); FLOAT16 (4096, 4096) even (5 of 12).
   template <int kRows>
