@@ -204,9 +204,9 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
-// Whether pass 2 over a group of 4 rows takes the rows in turn, each row's columns all before the
-// next row's, rather than a line of each row at a time: FLOAT rows of up to 20 KiB, whose
-// gradInput then streams out one row after another. Zen 5, two threads, alternating builds call by
+// Whether pass 2 over a group of 4 FLOAT rows (RowPasses::kHalfGroups) takes the rows in turn,
+// each row's columns all before the next row's, rather than a line of each row at a time: rows of
+// up to 20 KiB, whose gradInput then streams out one row after another. Zen 5, two threads, alternating builds call by
 // call, against a line of each row at a time, medians: (4096, 4096) 3.06 -> 2.83 ms next to fast
 // triads (55 of 56 pairs in seven runs), (16384, 5120) 14.9 -> 13.9 (16 of 16); next to slow
 // triads even ((4096, 4096) 170 of 314 pairs, (16384, 5120) 45 of 98). Longer rows lost: (2048,
@@ -215,9 +215,7 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
 // taking them in turn as well (it would load and store the column partials once a row rather than
 // once a group) measured slower: (4096, 4096) 2.75 -> 3.55 ms next to a fast triad, 1 to 4 of 8
 // pairs faster in each of fourteen runs.
-inline bool TakesGroupRowsInTurn(int64_t cols, size_t element_size) {
-  return element_size == sizeof(float) && cols * static_cast<int64_t>(element_size) <= (int64_t{20} << 10);
-}
+inline bool TakesGroupRowsInTurn(int64_t row_bytes) { return row_bytes <= (int64_t{20} << 10); }
 
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
 // (RowPasses::kKeptFloats). Zen 5 (twentieth session) keeps such rows only up to 128 columns;
@@ -437,6 +435,11 @@ class RowPasses {
   // where FLOAT16 gained by it (4.64 -> 4.01, 12 of 12).
   static constexpr bool kBf16BelowAvx512 = kData == ElementType::kBFloat16 && HWY_TARGET > HWY_AVX3;
 
+  // Groups of kRows rows that fetch the next group half a group at a time (FetchNextHalf), and
+  // whose pass 2 may take them in turn (lnb::TakesGroupRowsInTurn): groups of 4 FLOAT rows.
+  template <int kRows>
+  static constexpr bool kHalfGroups = kData == ElementType::kFloat32 && kRows >= 4;
+
   RowPasses(const LayerNormBackwardArgs &args, float *partials)
       : args_(args), weight_partials_(partials), bias_partials_(kColumnSums ? partials + lnb::PartialsStride(args.cols) : nullptr) {}
 
@@ -535,8 +538,8 @@ class RowPasses {
   // stream: write rows that are 64-byte aligned with non-temporal stores; kept: the rows' g and
   // xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
-  // first; Rows says why); rows_in_turn: each row's columns all before the next row's (groups of 4
-  // FLOAT rows only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
+  // first; Rows says why); rows_in_turn: each row's columns all before the next row's (kHalfGroups
+  // only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
   template <int kRows>
   HWY_INLINE void GradInput(int64_t m, const lnb::RowBlock &rows, int64_t c0, int64_t c1, const float (*row_means)[2],
                             bool stream, const lnb::RowBlock &next, const float *kept = nullptr, int64_t kept_cols = 0,
@@ -659,7 +662,7 @@ class RowPasses {
       for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true, row_tag);
       if (n < c1) blocks(n, Block(), false, row_tag);
     };
-    if constexpr (kData == ElementType::kFloat32 && kRows >= 4) {
+    if constexpr (kHalfGroups<kRows>) {
       if (rows_in_turn) {
         ForEachRow(std::make_integer_sequence<int, kRows>(), sweep);
         return;
@@ -706,7 +709,7 @@ class RowPasses {
       row_means[r][1] = SumBlockLanes(sum_gx[r]) / static_cast<float>(cols);
     }
     if (!keep && !kBf16BelowAvx512) {
-      const bool rows_in_turn = kRows >= 4 && lnb::TakesGroupRowsInTurn(cols, ElementSize(kData));
+      const bool rows_in_turn = kHalfGroups<kRows> && lnb::TakesGroupRowsInTurn(cols * static_cast<int64_t>(ElementSize(kData)));
       GradInput<kRows>(m, rows, 0, cols, row_means, stream, next, nullptr, 0, split_fetch, rows_in_turn);
       return;
     }
@@ -736,7 +739,7 @@ class RowPasses {
                                 bool rows_in_turn, bool into_l2) const {
     constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
     const int64_t byte = n * kSize, row_bytes = args_.cols * kSize;
-    if constexpr (kData == ElementType::kFloat32 && kRows >= 4) {
+    if constexpr (kHalfGroups<kRows>) {
       if (byte % 64 != 0) return;
       const int64_t row_lines = row_bytes / 64, line = byte / 64;
       const int64_t visit = rows_in_turn ? r * row_lines + line : line * kRows + r;
