@@ -463,12 +463,15 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
 TEST_F(AccuracyTest, SequenceFirstRowsGiveTheBitsOfDenseRows) {
   // [B, S, H] over [S, B, H] memory: B batches of S rows, read and written in place in runs within
   // a batch, which cut 64-row chunks and 4-row groups (S = 50, 29, 37): rows grouped from cache
-  // (H = 100, 64 in FLOAT), long rows grouped (2051), in all three dtypes. Mixed with operands
-  // moved through tiles, whose tiles the in-place operands' batch ends then cut too.
+  // (H = 100, 64 in FLOAT), long rows grouped (2051), in all three dtypes; FLOAT rows of 4,000
+  // bytes taken alone, which on Zen 5 fetch the row two after theirs (lnb::RowsAloneFetchAhead)
+  // up to each run's end. Mixed with operands moved through tiles, whose tiles the in-place
+  // operands' batch ends then cut too.
   ExpectStridedBitsEqualDense({3, 50, 100}, StridedRows::kSequenceFirst, stream_);
   ExpectStridedBitsEqualDense({3, 50, 100}, StridedRows::kSequenceFirst, stream_, ACL_FLOAT16);
   ExpectStridedBitsEqualDense({5, 37, 64}, StridedRows::kSequenceFirst, stream_, ACL_FLOAT);
   ExpectStridedBitsEqualDense({7, 29, 2051}, StridedRows::kSequenceFirst, stream_);
+  ExpectStridedBitsEqualDense({3, 29, 1000}, StridedRows::kSequenceFirst, stream_, ACL_FLOAT);
   ExpectStridedBitsEqualDense({7, 29, 2051}, {StridedRows::kTransposed, StridedRows::kSequenceFirst, StridedRows::kReversed},
                               stream_);
   ExpectStridedBitsEqualDense({5, 37, 64}, {StridedRows::kPadded, StridedRows::kPadded, StridedRows::kSequenceFirst}, stream_,

@@ -821,6 +821,35 @@ inline int64_t RowAloneL1Bytes(CacheVendor vendor) {
   return vendor == CacheVendor::kAmdZen5 ? int64_t{48} << 10 : int64_t{32} << 10;
 }
 
+// How many rows after a row taken alone (GroupRows 1) begin the rows it fetches (Rows' split
+// fetch), on Zen 5: 2 for rows of up to 4 KiB an operand that lie apart in memory (a view's rows
+// at a stride, which the hardware's prefetcher does not follow from row to row) and for 16-bit
+// rows of 1 to 3 KiB that follow one another; else 1, the next row. Other CPUs keep 1, unmeasured.
+// Twenty-sixth session, two threads, alternating builds call by call, medians, pairs faster with 2
+// (next to slow triads, 41-50 GB/s, unless said):
+// - dense: (32768, 1024) FLOAT16 3.77 -> 3.55 ms (28 of 32) and 3.72 -> 3.66 (36 of 48), BF16
+//   3.75 -> 3.65 (39 of 56) and 3.72 -> 3.59 (43 of 48), and where the triad fell from fast (67-73
+//   GB/s) to slow FLOAT16 3.14 -> 2.86 and BF16 3.13 -> 2.86 (8 of 8 each); (16384, 1536) BF16
+//   2.95 -> 2.90 (32 of 48); (8192, 768) FLOAT16 40 of 64 and 29 of 48, BF16 40 of 64 and 24 of 48
+//   (medians 0-4 % faster); (16384, 512) FLOAT16 22 of 32; heads of 1,024 columns ((98304, 1024)
+//   BF16 in runs of 12 rows) 9.86 -> 9.34 (17 of 18);
+// - sequence-first views ([16, 512, N] over [512, 16, N] memory): (8192, 768) BF16 0.75 -> 0.63 ms
+//   (22 of 24), FLOAT16 0.79 -> 0.70 (21 of 24), FLOAT 1.49 -> 1.37 (20 of 24), (8192, 256) FLOAT
+//   0.78 -> 0.68 (23 of 24), (8192, 1024) FLOAT 1.45 -> 1.39 (19 of 24), (8192, 2048) BF16 1.53 ->
+//   1.49 (22 of 24).
+// Not kept: dense 16-bit rows of 4 KiB (4 of 32 pairs, FLOAT16 and BF16) and dense FLOAT rows of
+// 2 to 4 KiB (14 of 32, 24 of 40, 21 of 40); sequence-first rows of 6 KiB (FLOAT16, 7 of 24) and 8
+// KiB (FLOAT, 4 of 24); 3 rows ahead (dense (8192, 768) FLOAT16 22 of 40; sequence-first FLOAT 10
+// of 24, BF16 22 of 24 against 1, as 2 did) or 4 (dense FLOAT16 14 of 32); short rows in groups two
+// groups ahead ((262144, 128) FLOAT16 25 of 64).
+inline int64_t RowsAloneFetchAhead(int64_t row_bytes, size_t element_size, bool rows_follow, CacheVendor vendor) {
+  constexpr int64_t kApartMostBytes = 4096, kFollowingLeastBytes = 1024, kFollowingMostBytes = 3072;
+  if (vendor != CacheVendor::kAmdZen5) return 1;
+  if (!rows_follow) return row_bytes <= kApartMostBytes ? 2 : 1;
+  const bool short_16bit = element_size < sizeof(float) && row_bytes >= kFollowingLeastBytes && row_bytes <= kFollowingMostBytes;
+  return short_16bit ? 2 : 1;
+}
+
 // Rows per group in pass 1 (1: one at a time).
 inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kShort16BitCols = 256;
@@ -835,22 +864,23 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
 }
 
 // Rows [begin, end), row begin the first of `rows`; in groups of group_rows (GroupRows), the
-// rest one by one. prefetch: fetch the next rows during pass 2 (rows in memory rather than in a
-// staged tile), the last rows the first of `following`, where the rows after end lie; `ahead`
-// (where not nullptr) takes a row of later runs with each row.
+// rest one by one. fetch_ahead: fetch, during their passes, the rows that begin this many rows
+// after a group's first (a group's size at least; RowsAloneFetchAhead) or those that end the rows,
+// the last rows the first of `following`, where the rows after end lie; 0: fetch none (rows in a
+// staged tile). `ahead` (where not nullptr) takes a row of later runs with each row.
 // Against fetching their own rows again, alternating builds call by call (bench/ab_builds
 // ... heads batches=12): (98304, 64) BF16 4.60 -> 3.78 ms (29 of 30 pairs), FLOAT 4.75 -> 4.57
 // (21 of 30); dense and long runs even.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunRows(const RowPasses<kData, kHasWeight, kColumnSums> &passes, int64_t begin, int64_t end, const lnb::RowBlock &rows,
-             int group_rows, bool stream, bool prefetch, const lnb::RowBlock &following, RowsAhead<lnb::DirectRuns> *ahead) {
+             int group_rows, bool stream, int64_t fetch_ahead, const lnb::RowBlock &following, RowsAhead<lnb::DirectRuns> *ahead) {
   auto at = [&](int64_t m) { return rows.Skip(m - begin); };
-  // What rows m, m + 1, ... fetch: the `count` rows after them, those that end the rows where
-  // fewer are left, or the rows that follow.
+  // What rows m, m + 1, ... fetch: `count` rows from fetch_ahead (at least count) rows on, those
+  // that end the rows where fewer are left, or the rows that follow.
   auto next = [&](int64_t m, int64_t count) {
-    if (!prefetch) return at(m);
+    if (fetch_ahead == 0) return at(m);
     if (m + count >= end) return following.FirstRow();
-    return at(std::min(m + count, end - count));
+    return at(std::min(m + std::max(count, fetch_ahead), end - count));
   };
   int64_t m = begin;
   auto groups_of = [&](auto rows_tag) {
@@ -887,13 +917,15 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
     // Each run's end and rows are found once: as the run that follows one, then as the run.
     int64_t begin = task.row_begin, end = lnb::DirectRowsEnd(args, begin, task.row_end);
     lnb::RowBlock rows = lnb::DirectRows(args, begin);
+    const bool rows_follow = rows.grad_out_step == row_bytes && rows.input_step == row_bytes;
+    const int64_t fetch_ahead = RowsAloneFetchAhead(row_bytes, ElementSize(kData), rows_follow, args.config.vendor);
     // Short runs have later runs' rows fetched as they go.
     RowsAhead<lnb::DirectRuns> ahead({&args}, begin, task.row_end, row_bytes);
     while (begin < task.row_end) {
       const bool last = end == task.row_end;
       const int64_t next_end = last ? end : lnb::DirectRowsEnd(args, end, task.row_end);
       const lnb::RowBlock following = last ? rows.Skip(end - 1 - begin) : lnb::DirectRows(args, end);
-      RunRows(passes, begin, end, rows, group_rows, task.stream, true, following, &ahead);
+      RunRows(passes, begin, end, rows, group_rows, task.stream, fetch_ahead, following, &ahead);
       begin = end;
       end = next_end;
       rows = following;
@@ -921,7 +953,7 @@ void RunChunk(const LayerNormBackwardArgs &args, const lnb::Task &task) {
         rows.grad_input = grad_input_tile;
         rows.grad_input_step = row_bytes;
       }
-      RunRows(passes, begin, end, rows, group_rows, false, false, rows, nullptr);
+      RunRows(passes, begin, end, rows, group_rows, false, 0, rows, nullptr);
       if (args.grad_input_rows.move != nullptr) args.grad_input_rows.move(args.grad_input_rows.context, begin, end, grad_input_tile);
     }
   }
