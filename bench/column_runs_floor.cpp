@@ -135,16 +135,32 @@ void FloorOperands::TwoPassColumns(int threads, int64_t block_rows) {
   benchmark::DoNotOptimize(checksum);
 }
 
-void FloorOperands::TwoPassRows(int threads, int64_t group_rows) {
+void FloorOperands::TwoPassRows(int threads, int64_t group_rows, RowOrder order) {
   const int64_t row_bytes = cols_ * static_cast<int64_t>(element_size_), groups = (rows_ + group_rows - 1) / group_rows;
+  if (row_bytes % kLine != 0) throw std::invalid_argument("rows must fill whole 64-byte lines");
   const char *const go = static_cast<const char *>(grad_out_), *const x = static_cast<const char *>(input_);
   char *const gi = static_cast<char *>(grad_input_);
   uint64_t checksum = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(^ : checksum)
   for (int64_t group = 0; group < groups; ++group) {
-    const int64_t first = group * group_rows * row_bytes, bytes = std::min(group_rows, rows_ - group * group_rows) * row_bytes;
-    checksum ^= ReadBoth(go + first, x + first, bytes);
-    WriteFromBoth(go + first, x + first, gi + first, bytes);
+    const int64_t first = group * group_rows * row_bytes, count = std::min(group_rows, rows_ - group * group_rows);
+    if (order == RowOrder::kRowAfterRow) {
+      checksum ^= ReadBoth(go + first, x + first, count * row_bytes);
+      WriteFromBoth(go + first, x + first, gi + first, count * row_bytes);
+      continue;
+    }
+    for (int64_t line = 0; line < row_bytes; line += kLine) {
+      for (int64_t row = 0; row < count; ++row) {
+        const int64_t at = first + row * row_bytes + line;
+        checksum ^= ReadBoth(go + at, x + at, kLine);
+      }
+    }
+    for (int64_t line = 0; line < row_bytes; line += kLine) {
+      for (int64_t row = 0; row < count; ++row) {
+        const int64_t at = first + row * row_bytes + line;
+        WriteFromBoth(go + at, x + at, gi + at, kLine);
+      }
+    }
   }
   FinishStreaming();
   benchmark::DoNotOptimize(checksum);

@@ -140,14 +140,17 @@ void Register(const Problem &problem) {
 // Memory floors of (rows, cols) (bench/column_runs_floor.h): its operands' bytes moved without
 // arithmetic in one dense pass, and in two passes as the operator takes them: over column runs in
 // the blocks of rows the columns path takes on this CPU (the transposed case), or over groups of
-// long rows (kLongRowGroup: the operator's groups of long FLOAT rows on AVX-512).
-enum class Floor { kDense, kTwoPassColumns, kTwoPassRows };
+// long rows (kLongRowGroup: the operator's groups of long FLOAT rows on AVX-512), one row after
+// another or a line of each row at a time (the order of pass 1; docs/PERFORMANCE.md, twenty-fifth
+// session, compares the two).
+using RowOrder = aclhost::bench::FloorOperands::RowOrder;
+enum class Floor { kDense, kTwoPassColumns, kTwoPassRows, kTwoPassRowsByLines };
 constexpr int64_t kLongRowGroup = 4;
 
 void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors) {
   const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);
   for (const Floor floor : floors) {
-    static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows"};
+    static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows", "/two_pass_rows_by_lines"};
     const std::string name = "MemoryFloor/" + shape + kNames[static_cast<int>(floor)];
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
       aclhost::bench::FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
@@ -155,7 +158,8 @@ void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initiali
         switch (floor) {
           case Floor::kDense: operands.DensePass(g_threads); break;
           case Floor::kTwoPassColumns: operands.TwoPassColumns(g_threads, g_column_block_rows); break;
-          case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, kLongRowGroup); break;
+          case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, kLongRowGroup, RowOrder::kRowAfterRow); break;
+          case Floor::kTwoPassRowsByLines: operands.TwoPassRows(g_threads, kLongRowGroup, RowOrder::kLineOfEachRow); break;
         }
         return true;
       });
@@ -191,7 +195,7 @@ int main(int argc, char **argv) {
   RegisterFloors(8192, 768, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassColumns});
   RegisterFloors(4096, 4096, ACL_BF16, {Floor::kDense, Floor::kTwoPassColumns});
   // Long FLOAT rows against their two-pass floor.
-  RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows});
+  RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows, Floor::kTwoPassRowsByLines});
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
