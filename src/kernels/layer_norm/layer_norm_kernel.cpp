@@ -17,6 +17,7 @@
 #include "hwy/cache_control.h"
 #include "hwy/highway.h"
 
+#include "kernels/common/cache_fetch.h"
 #include "kernels/common/rows_ahead.h"
 #include "kernels/common/simd_convert-inl.h"
 #include "kernels/layer_norm/layer_norm_kernel.h"
