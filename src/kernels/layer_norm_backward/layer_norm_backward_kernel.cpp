@@ -218,6 +218,18 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
 // pairs faster in each of fourteen runs.
 inline bool TakesGroupRowsInTurn(int64_t row_bytes) { return row_bytes <= (int64_t{20} << 10); }
 
+// Whether pass 1 over a group of 2 FLOAT rows (RowPasses::kTiledPass1) takes 4 blocks (256 bytes)
+// of a row before the next row's rather than a block of each row at a time: on Zen 5, where
+// memory serves fewer, longer runs of a stream faster (a loop outside the repo, groups of 4 rows of
+// 16 KiB, next to an 85 GB/s triad: 0.61-0.64 x triad a line of each row at a time, 0.75-0.77 four
+// lines, 1.04 whole rows). Twenty-sixth session, two threads, alternating builds call by call,
+// next to slow triads, medians: (1024, 32768) 8.83 -> 8.64 ms (33 of 36 pairs), 6.11 -> 5.86 (28
+// of 30), 7.42 -> 7.25 (13 of 18), 8.59 -> 8.48 (20 of 24); (512, 32768) 4.67 -> 4.56 (29 of 36);
+// (1536, 24576) 9.75 -> 9.53 (25 of 36); (1024, 20480) 5.52 -> 5.32 (24 of 36). 8 blocks 17 of 24
+// and 2 blocks 11 of 24 on (1024, 32768); groups of 4 FLOAT rows and of 2 16-bit ones measured even
+// to slower with tiles of 2, 4 or 8 blocks (docs/PERFORMANCE.md). Other CPUs unmeasured.
+inline bool TilesGroupPass1(CacheVendor vendor) { return vendor == CacheVendor::kAmdZen5; }
+
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
 // (RowPasses::kKeptFloats). Zen 5 (twentieth session) keeps such rows only up to 128 columns;
 // longer ones are read again in pass 2, from L1 (the split fetch then covers them). Two threads,
@@ -441,6 +453,13 @@ class RowPasses {
   template <int kRows>
   static constexpr bool kHalfGroups = kData == ElementType::kFloat32 && kRows >= 4;
 
+  // Groups whose pass 1 may take kPass1TileBlocks blocks of a row before the next row's, the
+  // weight's and the partials' blocks held in registers (lnb::TilesGroupPass1): groups of 2 FLOAT
+  // rows on AVX-512 (rows of 64 to 128 KiB; LongRowGroupBytes), whose 32 registers hold a tile.
+  template <int kRows>
+  static constexpr bool kTiledPass1 = kData == ElementType::kFloat32 && kRows == 2 && kBlockVecs == 1;
+  static constexpr int64_t kPass1TileBlocks = 4;
+
   RowPasses(const LayerNormBackwardArgs &args, float *partials)
       : args_(args), weight_partials_(partials), bias_partials_(kColumnSums ? partials + lnb::PartialsStride(args.cols) : nullptr) {}
 
@@ -482,15 +501,16 @@ class RowPasses {
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, kSize, args_.config.vendor);
     const void *const weight = args_.weight;
     float *const weight_partials = weight_partials_, *const bias_partials = bias_partials_;
-    BlockVec go[kBlockVecs], x[kBlockVecs], w[kBlockVecs];
+    BlockVec go[kBlockVecs], x[kBlockVecs];
     BlockVec mean[kRows], rstd[kRows];
     for (int r = 0; r < kRows; ++r) {
       mean[r] = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m + r)));
       rstd[r] = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m + r)));
       for (int64_t v = 0; v < kBlockVecs; ++v) acc_g[r][v] = acc_gx[r][v] = hn::Zero(d);
     }
-    // Row r's block at column n is in go and x; adds its share to the row sums and to pw / pb.
-    auto accumulate_row = [&](int r, int64_t n, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
+    // Row r's block at column n is in go and x; adds its share, with the weight's block w, to the
+    // row sums and to pw / pb.
+    auto accumulate_row = [&](int r, int64_t n, const BlockVec *w, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
       BlockVec g[kBlockVecs], xhat[kBlockVecs];
       for (int64_t v = 0; v < kBlockVecs; ++v) {
         AccumulateVector<kHasWeight, kColumnSums>(go[v], x[v], w[v], mean[r], rstd[r], &acc_g[r][v], &acc_gx[r][v], &pw[v], &pb[v],
@@ -501,32 +521,53 @@ class RowPasses {
         StoreBlock<ElementType::kFloat32>(xhat, kept + (2 * r + 1) * kept_cols, n);
       }
     };
-    // Every row's block at column n; full: a whole block straight from memory, else the
-    // zero-padded last block of the rows.
-    auto accumulate = [&](int64_t n, bool full) HWY_ATTR __attribute__((always_inline)) {
-      BlockVec pw[kBlockVecs], pb[kBlockVecs];
-      if (kColumnSums) {
-        for (int64_t v = 0; v < kBlockVecs; ++v) {
-          pw[v] = hn::LoadU(d, weight_partials + n + v * kBlockWidth);
-          pb[v] = hn::LoadU(d, bias_partials + n + v * kBlockWidth);
+    // Every row's kCount blocks from column n on, a row's blocks before the next row's (the weight's
+    // and the partials' blocks held meanwhile); full: whole blocks straight from memory, else the
+    // zero-padded last block of the rows (kCount 1).
+    auto accumulate = [&](int64_t n, bool full, auto count_tag) HWY_ATTR __attribute__((always_inline)) {
+      constexpr int64_t kCount = decltype(count_tag)::value;
+      BlockVec pw[kCount][kBlockVecs], pb[kCount][kBlockVecs], w[kCount][kBlockVecs];
+      for (int64_t b = 0; b < kCount; ++b) {
+        const int64_t at = n + b * kBlockLanes;
+        if (kColumnSums) {
+          for (int64_t v = 0; v < kBlockVecs; ++v) {
+            pw[b][v] = hn::LoadU(d, weight_partials + at + v * kBlockWidth);
+            pb[b][v] = hn::LoadU(d, bias_partials + at + v * kBlockWidth);
+          }
+        }
+        if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, at, w[b]) : ReadBlock<ElementType::kFloat32>(weight, at, c1, w[b]);
+      }
+      for (int64_t b = 0; b < kCount; ++b) {
+        for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) {
+          FetchNextHalf<kRows>(fetch_go, fetch_x, r, n + b * kBlockLanes, false, false, into_l2);
         }
       }
-      if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, n, w) : ReadBlock<ElementType::kFloat32>(weight, n, c1, w);
-      for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) FetchNextHalf<kRows>(fetch_go, fetch_x, r, n, false, false, into_l2);
       for (int r = 0; r < kRows; ++r) {
-        ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, n, c1, full, go, x);
-        accumulate_row(r, n, pw, pb);
+        for (int64_t b = 0; b < kCount; ++b) {
+          const int64_t at = n + b * kBlockLanes;
+          ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, at, c1, full, go, x);
+          accumulate_row(r, at, w[b], pw[b], pb[b]);
+        }
       }
       if (kColumnSums) {
-        for (int64_t v = 0; v < kBlockVecs; ++v) {
-          hn::StoreU(pw[v], d, weight_partials + n + v * kBlockWidth);
-          hn::StoreU(pb[v], d, bias_partials + n + v * kBlockWidth);
+        for (int64_t b = 0; b < kCount; ++b) {
+          for (int64_t v = 0; v < kBlockVecs; ++v) {
+            hn::StoreU(pw[b][v], d, weight_partials + n + b * kBlockLanes + v * kBlockWidth);
+            hn::StoreU(pb[b][v], d, bias_partials + n + b * kBlockLanes + v * kBlockWidth);
+          }
         }
       }
     };
+    using OneBlock = std::integral_constant<int64_t, 1>;
     int64_t n = c0;
-    for (; n + kBlockLanes <= c1; n += kBlockLanes) accumulate(n, true);
-    if (n < c1) accumulate(n, false);
+    if constexpr (kTiledPass1<kRows>) {
+      using Tile = std::integral_constant<int64_t, kPass1TileBlocks>;
+      if (lnb::TilesGroupPass1(args_.config.vendor)) {
+        for (; n + kPass1TileBlocks * kBlockLanes <= c1; n += kPass1TileBlocks * kBlockLanes) accumulate(n, true, Tile());
+      }
+    }
+    for (; n + kBlockLanes <= c1; n += kBlockLanes) accumulate(n, true, OneBlock());
+    if (n < c1) accumulate(n, false, OneBlock());
   }
 
   // Pass 2: the gradInput of the first kRows of `rows`, rows m, m + 1, ..., over the columns,
