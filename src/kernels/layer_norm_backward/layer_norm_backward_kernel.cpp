@@ -878,7 +878,9 @@ inline int64_t RowAloneL1Bytes(CacheVendor vendor) {
 // - sequence-first views ([16, 512, N] over [512, 16, N] memory): (8192, 768) BF16 0.75 -> 0.63 ms
 //   (22 of 24), FLOAT16 0.79 -> 0.70 (21 of 24), FLOAT 1.49 -> 1.37 (20 of 24), (8192, 256) FLOAT
 //   0.78 -> 0.68 (23 of 24), (8192, 1024) FLOAT 1.45 -> 1.39 (19 of 24), (8192, 2048) BF16 1.53 ->
-//   1.49 (22 of 24).
+//   1.49 (22 of 24);
+// - padded rows, (8192, 768) FLOAT, the benchmark with the builds before and after in turn, next
+//   to fast triads: 1.20, 1.17 -> 0.95, 0.94 ms (0.86 -> 0.99-1.02 x triad).
 // Not kept: dense 16-bit rows of 4 KiB (4 of 32 pairs, FLOAT16 and BF16) and dense FLOAT rows of
 // 2 to 4 KiB (14 of 32, 24 of 40, 21 of 40); sequence-first rows of 6 KiB (FLOAT16, 7 of 24) and 8
 // KiB (FLOAT, 4 of 24); 3 rows ahead (dense (8192, 768) FLOAT16 22 of 40; sequence-first FLOAT 10
