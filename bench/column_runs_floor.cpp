@@ -149,18 +149,14 @@ void FloorOperands::TwoPassRows(int threads, int64_t group_rows, RowOrder order)
       WriteFromBoth(go + first, x + first, gi + first, count * row_bytes);
       continue;
     }
-    for (int64_t line = 0; line < row_bytes; line += kLine) {
-      for (int64_t row = 0; row < count; ++row) {
-        const int64_t at = first + row * row_bytes + line;
-        checksum ^= ReadBoth(go + at, x + at, kLine);
+    // visit(offset) for each line of the group, a line of each row at a time.
+    auto by_lines = [&](auto visit) {
+      for (int64_t line = 0; line < row_bytes; line += kLine) {
+        for (int64_t row = 0; row < count; ++row) visit(first + row * row_bytes + line);
       }
-    }
-    for (int64_t line = 0; line < row_bytes; line += kLine) {
-      for (int64_t row = 0; row < count; ++row) {
-        const int64_t at = first + row * row_bytes + line;
-        WriteFromBoth(go + at, x + at, gi + at, kLine);
-      }
-    }
+    };
+    by_lines([&](int64_t at) { checksum ^= ReadBoth(go + at, x + at, kLine); });
+    by_lines([&](int64_t at) { WriteFromBoth(go + at, x + at, gi + at, kLine); });
   }
   FinishStreaming();
   benchmark::DoNotOptimize(checksum);

@@ -21,9 +21,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "kernels/common/simd_convert-inl.h"
 #include "kernels/common/cache_fetch.h"
 #include "kernels/common/rows_ahead.h"
+#include "kernels/common/simd_convert-inl.h"
 #include "kernels/common/transpose.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
