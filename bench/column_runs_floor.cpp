@@ -135,28 +135,27 @@ void FloorOperands::TwoPassColumns(int threads, int64_t block_rows) {
   benchmark::DoNotOptimize(checksum);
 }
 
-void FloorOperands::TwoPassRows(int threads, int64_t group_rows, RowOrder order) {
+void FloorOperands::TwoPassRows(int threads, int64_t group_rows, int64_t pass1_burst, int64_t pass2_burst) {
   const int64_t row_bytes = cols_ * static_cast<int64_t>(element_size_), groups = (rows_ + group_rows - 1) / group_rows;
   if (row_bytes % kLine != 0) throw std::invalid_argument("rows must fill whole 64-byte lines");
+  for (const int64_t burst : {pass1_burst, pass2_burst}) {
+    if (burst < 0 || burst % kLine != 0) throw std::invalid_argument("bursts must be whole 64-byte lines");
+  }
   const char *const go = static_cast<const char *>(grad_out_), *const x = static_cast<const char *>(input_);
   char *const gi = static_cast<char *>(grad_input_);
   uint64_t checksum = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(^ : checksum)
   for (int64_t group = 0; group < groups; ++group) {
     const int64_t first = group * group_rows * row_bytes, count = std::min(group_rows, rows_ - group * group_rows);
-    if (order == RowOrder::kRowAfterRow) {
-      checksum ^= ReadBoth(go + first, x + first, count * row_bytes);
-      WriteFromBoth(go + first, x + first, gi + first, count * row_bytes);
-      continue;
-    }
-    // visit(offset) for each line of the group, a line of each row at a time.
-    auto by_lines = [&](auto visit) {
-      for (int64_t line = 0; line < row_bytes; line += kLine) {
-        for (int64_t row = 0; row < count; ++row) visit(first + row * row_bytes + line);
+    // visit(offset, bytes) for each burst of the group's rows, the rows' first bursts first.
+    auto in_bursts = [&](int64_t burst, auto visit) {
+      if (burst == kWholeRow || burst > row_bytes) burst = row_bytes;
+      for (int64_t begin = 0; begin < row_bytes; begin += burst) {
+        for (int64_t row = 0; row < count; ++row) visit(first + row * row_bytes + begin, std::min(burst, row_bytes - begin));
       }
     };
-    by_lines([&](int64_t at) { checksum ^= ReadBoth(go + at, x + at, kLine); });
-    by_lines([&](int64_t at) { WriteFromBoth(go + at, x + at, gi + at, kLine); });
+    in_bursts(pass1_burst, [&](int64_t at, int64_t bytes) { checksum ^= ReadBoth(go + at, x + at, bytes); });
+    in_bursts(pass2_burst, [&](int64_t at, int64_t bytes) { WriteFromBoth(go + at, x + at, gi + at, bytes); });
   }
   FinishStreaming();
   benchmark::DoNotOptimize(checksum);

@@ -31,16 +31,17 @@ class FloorOperands {
   // on into L2 at each column's start (a bound on the traffic, not a copy of the operator's
   // fetching, which docs/PERFORMANCE.md describes).
   void TwoPassColumns(int threads, int64_t block_rows);
-  // How a pass of TwoPassRows takes a group's rows: one row after another, or a line of each row
-  // at a time (row 0's first line, row 1's first line, ..., then every row's second line).
-  enum class RowOrder { kRowAfterRow, kLineOfEachRow };
+  // How many bytes of a row a pass of TwoPassRows takes before the next row's: a whole row (one
+  // row after another), or a burst of whole 64-byte lines (row 0's first burst, row 1's first
+  // burst, ..., then every row's second burst).
+  static constexpr int64_t kWholeRow = 0;
 
   // The operands as [rows][cols] (rows in memory), in groups of group_rows rows, a thread's at a
-  // time: the group's rows read from gradOut and input (pass 1), then read again (from L2 where
-  // the group fits) and gradInput's rows written with streaming stores (pass 2), as the operator
-  // takes long rows, both passes in `order`; no software fetch (the hardware's prefetcher streams
-  // such rows).
-  void TwoPassRows(int threads, int64_t group_rows, RowOrder order);
+  // time: the group's rows read from gradOut and input (pass 1, in bursts of pass1_burst bytes),
+  // then read again (from L2 where the group fits) and gradInput's rows written with streaming
+  // stores (pass 2, in bursts of pass2_burst), as the operator takes long rows; no software fetch
+  // (the hardware's prefetcher streams such rows).
+  void TwoPassRows(int threads, int64_t group_rows, int64_t pass1_burst, int64_t pass2_burst);
 
   // The operator's effective bytes for the same operands (bench/warm_case.h).
   double effective_bytes() const;

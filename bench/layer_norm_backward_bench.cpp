@@ -140,26 +140,30 @@ void Register(const Problem &problem) {
 // Memory floors of (rows, cols) (bench/column_runs_floor.h): its operands' bytes moved without
 // arithmetic in one dense pass, and in two passes as the operator takes them: over column runs in
 // the blocks of rows the columns path takes on this CPU (the transposed case), or over groups of
-// long rows (kLongRowGroup: the operator's groups of long FLOAT rows on AVX-512), one row after
-// another or a line of each row at a time (the order of pass 1; docs/PERFORMANCE.md, twenty-fifth
-// session, compares the two).
-using RowOrder = aclhost::bench::FloorOperands::RowOrder;
-enum class Floor { kDense, kTwoPassColumns, kTwoPassRows, kTwoPassRowsByLines };
-constexpr int64_t kLongRowGroup = 4;
+// long rows (long_row_group rows: the operator's groups of long FLOAT rows on AVX-512, 4 rows of
+// 16 KiB, 2 of 128 KiB) in one of three orders: one row after another; a line of each row at a
+// time (groups of 4 rows' pass 1); and pass 1 in tiles of 4 lines of a row (kPass1TileBlocks),
+// pass 2 a line of each row at a time (the operator's order for groups of 2). docs/PERFORMANCE.md
+// (twenty-fifth to twenty-seventh sessions) compares them.
+using aclhost::bench::FloorOperands;
+enum class Floor { kDense, kTwoPassColumns, kTwoPassRows, kTwoPassRowsByLines, kTwoPassRowsByTiles };
+constexpr int64_t kLine = 64, kPass1TileBytes = 4 * kLine;
 
-void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors) {
+void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors, int64_t long_row_group = 0) {
   const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);
   for (const Floor floor : floors) {
-    static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows", "/two_pass_rows_by_lines"};
+    static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows", "/two_pass_rows_by_lines",
+                                         "/two_pass_rows_by_tiles"};
     const std::string name = "MemoryFloor/" + shape + kNames[static_cast<int>(floor)];
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
-      aclhost::bench::FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
+      FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
       aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::TriadPass, g_threads, operands.effective_bytes(), [&] {
         switch (floor) {
           case Floor::kDense: operands.DensePass(g_threads); break;
           case Floor::kTwoPassColumns: operands.TwoPassColumns(g_threads, g_column_block_rows); break;
-          case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, kLongRowGroup, RowOrder::kRowAfterRow); break;
-          case Floor::kTwoPassRowsByLines: operands.TwoPassRows(g_threads, kLongRowGroup, RowOrder::kLineOfEachRow); break;
+          case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, long_row_group, FloorOperands::kWholeRow, FloorOperands::kWholeRow); break;
+          case Floor::kTwoPassRowsByLines: operands.TwoPassRows(g_threads, long_row_group, kLine, kLine); break;
+          case Floor::kTwoPassRowsByTiles: operands.TwoPassRows(g_threads, long_row_group, kPass1TileBytes, kLine); break;
         }
         return true;
       });
@@ -194,8 +198,9 @@ int main(int argc, char **argv) {
   Register({{4096, 4096}, 1, ACL_BF16, Layout::kTransposed});
   RegisterFloors(8192, 768, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassColumns});
   RegisterFloors(4096, 4096, ACL_BF16, {Floor::kDense, Floor::kTwoPassColumns});
-  // Long FLOAT rows against their two-pass floor.
-  RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows, Floor::kTwoPassRowsByLines});
+  // Long FLOAT rows against their two-pass floors, in the operator's groups.
+  RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows, Floor::kTwoPassRowsByLines}, 4);
+  RegisterFloors(1024, 32768, ACL_FLOAT, {Floor::kTwoPassRows, Floor::kTwoPassRowsByLines, Floor::kTwoPassRowsByTiles}, 2);
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
