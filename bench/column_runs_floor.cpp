@@ -138,6 +138,7 @@ void FloorOperands::TwoPassColumns(int threads, int64_t block_rows) {
 void FloorOperands::TwoPassRows(int threads, int64_t group_rows, int64_t pass1_burst, int64_t pass2_burst) {
   const int64_t row_bytes = cols_ * static_cast<int64_t>(element_size_), groups = (rows_ + group_rows - 1) / group_rows;
   if (row_bytes % kLine != 0) throw std::invalid_argument("rows must fill whole 64-byte lines");
+  if (group_rows < 1) throw std::invalid_argument("a group holds a row at least");
   for (const int64_t burst : {pass1_burst, pass2_burst}) {
     if (burst < 0 || burst % kLine != 0) throw std::invalid_argument("bursts must be whole 64-byte lines");
   }
