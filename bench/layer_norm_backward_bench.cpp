@@ -201,6 +201,9 @@ int main(int argc, char **argv) {
   // Long FLOAT rows against their two-pass floors, in the operator's groups.
   RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows, Floor::kTwoPassRowsByLines}, 4);
   RegisterFloors(1024, 32768, ACL_FLOAT, {Floor::kTwoPassRows, Floor::kTwoPassRowsByLines, Floor::kTwoPassRowsByTiles}, 2);
+  // 16-bit long rows, in the same groups (Zen 5's; a line of each row at a time is their operator's
+  // order: pass 1 takes a block, half a line, of each row at a time).
+  RegisterFloors(1024, 32768, ACL_BF16, {Floor::kTwoPassRows, Floor::kTwoPassRowsByLines}, 2);
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
