@@ -18,7 +18,7 @@ namespace aclhost {
 namespace bench {
 namespace {
 
-constexpr int64_t kLine = 64;
+constexpr int64_t kLine = FloorOperands::kLineBytes;
 
 void *AllocateTouched(size_t bytes, unsigned char fill) {
   void *memory = nullptr;

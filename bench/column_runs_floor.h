@@ -35,6 +35,8 @@ class FloorOperands {
   // row after another), or a burst of whole 64-byte lines (row 0's first burst, row 1's first
   // burst, ..., then every row's second burst).
   static constexpr int64_t kWholeRow = 0;
+  // The cache line: rows, blocks and bursts are whole ones.
+  static constexpr int64_t kLineBytes = 64;
 
   // The operands as [rows][cols] (rows in memory), in groups of group_rows rows, a thread's at a
   // time: the group's rows read from gradOut and input (pass 1, in bursts of pass1_burst bytes),

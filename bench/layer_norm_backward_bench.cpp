@@ -140,14 +140,14 @@ void Register(const Problem &problem) {
 // Memory floors of (rows, cols) (bench/column_runs_floor.h): its operands' bytes moved without
 // arithmetic in one dense pass, and in two passes as the operator takes them: over column runs in
 // the blocks of rows the columns path takes on this CPU (the transposed case), or over groups of
-// long rows (long_row_group rows: the operator's groups of long FLOAT rows on AVX-512, 4 rows of
-// 16 KiB, 2 of 128 KiB) in one of three orders: one row after another; a line of each row at a
+// long rows (long_row_group rows: the operator's groups of long rows on AVX-512, 4 FLOAT rows of
+// 16 KiB, 2 of 128 KiB, 2 BF16 rows of 64 KiB on Zen 5) in one of three orders: one row after another; a line of each row at a
 // time (groups of 4 rows' pass 1); and pass 1 in tiles of 4 lines of a row (kPass1TileBlocks),
 // pass 2 a line of each row at a time (the operator's order for groups of 2). docs/PERFORMANCE.md
 // (twenty-fifth to twenty-seventh sessions) compares them.
 using aclhost::bench::FloorOperands;
 enum class Floor { kDense, kTwoPassColumns, kTwoPassRows, kTwoPassRowsByLines, kTwoPassRowsByTiles };
-constexpr int64_t kLine = 64, kPass1TileBytes = 4 * kLine;
+constexpr int64_t kLine = FloorOperands::kLineBytes, kPass1TileBytes = 4 * kLine;
 
 void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors, int64_t long_row_group = 0) {
   const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);

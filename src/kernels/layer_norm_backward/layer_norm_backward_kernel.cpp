@@ -220,9 +220,10 @@ inline bool TakesGroupRowsInTurn(int64_t row_bytes) { return row_bytes <= (int64
 
 // Whether pass 1 over a group of 2 FLOAT rows (RowPasses::kTiledPass1) takes 4 blocks (256 bytes)
 // of a row before the next row's rather than a block of each row at a time: on Zen 5, where
-// memory serves fewer, longer runs of a stream faster (a loop outside the repo, groups of 4 rows of
-// 16 KiB, next to an 85 GB/s triad: 0.61-0.64 x triad a line of each row at a time, 0.75-0.77 four
-// lines, 1.04 whole rows). Twenty-sixth session, two threads, alternating builds call by call,
+// memory serves fewer, longer runs of a stream faster (layer_norm_backward_bench's floors of
+// (1024, 32768) FLOAT in groups of 2, next to 68-83 GB/s triads: two_pass_rows_by_lines 0.92-0.94
+// x triad, two_pass_rows_by_tiles 0.95-0.97, two_pass_rows 1.04-1.07). Twenty-sixth session, two
+// threads, alternating builds call by call (bench/ab_builds, an environment switch in one build),
 // next to slow triads, medians: (1024, 32768) 8.83 -> 8.64 ms (33 of 36 pairs), 6.11 -> 5.86 (28
 // of 30), 7.42 -> 7.25 (13 of 18), 8.59 -> 8.48 (20 of 24); (512, 32768) 4.67 -> 4.56 (29 of 36);
 // (1536, 24576) 9.75 -> 9.53 (25 of 36); (1024, 20480) 5.52 -> 5.32 (24 of 36). 8 blocks 17 of 24
