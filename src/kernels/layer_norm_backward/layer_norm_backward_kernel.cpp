@@ -647,7 +647,15 @@ class RowPasses {
     // kCount blocks from n on of every row (row_tag: AllRows) or of one row (row_tag: that row's
     // index), row after row: a row's line of gradInput is written whole before the next row's, so
     // that no write-combining buffer of a non-temporal store waits half full while other rows'
-    // lines open.
+    // lines open. Every row's blocks are read before the first row's are written: rows a multiple
+    // of 4 KiB apart, in operands equally placed (aclrtMalloc puts large blocks on 2 MiB
+    // boundaries), put the next row's loads at the low 12 address bits of the store just made,
+    // and they waited behind it (4K aliasing). AMD Zen 4, two threads, alternating builds call by
+    // call, against a row's loads after the row before it was written, medians: (4096, 4096) BF16
+    // 4.45 -> 3.40 ms (10 of 10 pairs), FLOAT16 4.22 -> 3.18 (9 of 10); (2048, 8192) FLOAT16 5.71
+    // -> 3.43 (8 of 8); (4096, 8192) BF16 7.83 -> 6.19 (11 of 12); (1024, 32768) BF16 6.19 -> 6.01
+    // (10 of 12); (2048, 16384) FLOAT 11.7 -> 10.8 (10 of 12); FLOAT16 (1024, 32768) and FLOAT
+    // (1024, 32768) even (4 of 10, 5 of 12).
     // Its loops over rows and blocks are unrolled whole, so that each row's pointers and vectors
     // stay in registers; GCC otherwise kept them in arrays on the stack and loaded them for every
     // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 65.7 -> 58.7
@@ -656,8 +664,8 @@ class RowPasses {
     auto blocks = [&](int64_t n, auto count_tag, bool full, auto row_tag) HWY_ATTR __attribute__((always_inline)) {
       constexpr int64_t kCount = decltype(count_tag)::value;
       constexpr int kOnlyRow = decltype(row_tag)::value;
-      BlockVec out[kCount][kBlockVecs];
       if (kept != nullptr) {
+        BlockVec out[kCount][kBlockVecs];
         #pragma GCC unroll 8
         for (int r = 0; r < kRows; ++r) {
           if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
@@ -681,6 +689,7 @@ class RowPasses {
           ReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, c1, w[b]);
         }
       }
+      BlockVec rows_out[kRows][kCount][kBlockVecs];
       #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) {
         if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
@@ -689,10 +698,14 @@ class RowPasses {
           BlockVec go[kBlockVecs], x[kBlockVecs];
           ReadGradOutAndInput<kData>(go_row[r], x_row[r], n + b * kBlockLanes, c1, full, go, x);
           for (int64_t v = 0; v < kBlockVecs; ++v) {
-            out[b][v] = GradInputVector<kHasWeight>(go[v], x[v], w[b][v], mean[r], rstd[r], mean_g[r], mean_gx[r]);
+            rows_out[r][b][v] = GradInputVector<kHasWeight>(go[v], x[v], w[b][v], mean[r], rstd[r], mean_g[r], mean_gx[r]);
           }
         }
-        finish_row(r, n, full, count_tag, out);
+      }
+      #pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+        if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
+        finish_row(r, n, full, count_tag, rows_out[r]);
       }
     };
     constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
