@@ -166,8 +166,8 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, CacheVendorTest,
     // Dense FLOAT rows of 768 columns, whose next rows go to L1 on Zen 5 and to L2 on others (a
     // fetch hint cannot change a value: the case keeps Zen 5's path under the reference check).
-    // One such row's pass 1 fits L1, so every row goes through it alone: kept for pass 2 except
-    // on Zen 5 (KeepsRowAlone), whose iterations alone fail when only its unkept path is broken.
+    // One such row's pass 1 fits L1, so every row goes through it alone: kept for pass 2 on Intel
+    // only (KeepsRowAlone), whose iterations alone fail when only the kept path is broken.
     // Rows of 2,048 FLOAT columns go through pass 1 alone on Zen 5 (40 KiB fit its L1), in groups
     // of 4 elsewhere on AVX-512 (9 rows: two groups and one row alone).
     // Rows of 4,096 columns, too long for L1, go through pass 1 in groups: of 2 on Zen 5, of 4

@@ -232,17 +232,28 @@ inline bool TakesGroupRowsInTurn(int64_t row_bytes) { return row_bytes <= (int64
 inline bool TilesGroupPass1(CacheVendor vendor) { return vendor == CacheVendor::kAmdZen5; }
 
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
-// (RowPasses::kKeptFloats). Zen 5 (twentieth session) keeps such rows only up to 128 columns;
-// longer ones are read again in pass 2, from L1 (the split fetch then covers them). Two threads,
-// alternating builds call by call, against keeping them, medians: FLOAT (8192, 768) 1.30 -> 1.17
-// ms (13 of 16 pairs), its sequence-first view [16, 512, 768] 2.65 -> 1.95 (16 of 16), (174762,
-// 192) 9.04 -> 8.40 (15 of 16); FLOAT16 (8192, 768) 0.86 -> 0.80 (13 of 16), (32768, 1024) 6.91
-// -> 5.82 (12 of 16), (4096, 2048) 1.38 -> 1.23 (16 of 16); BF16 (8192, 768) 0.95 -> 0.83 (15 of
-// 16); 16-bit rows of 512 even. Rows of 128 FLOAT columns and fewer measured faster kept:
-// (262144, 128) 7.47 -> 8.21 ms unkept (1 of 16), heads of 64 columns 3.23 -> 3.35 (1 of 16).
-inline bool KeepsRowAlone(int64_t cols, CacheVendor vendor) {
-  constexpr int64_t kZen5KeptAloneCols = 128;
-  return vendor != CacheVendor::kAmdZen5 || cols <= kZen5KeptAloneCols;
+// (RowPasses::kKeptFloats): on Intel always; elsewhere only rows of up to 128 columns and 16-bit
+// rows of up to 512 (1 KiB); longer ones are read again in pass 2 (the split fetch then covers
+// them). Two threads, alternating builds call by call, against keeping them, medians:
+// - Zen 5 (twentieth session), unkept from 129 columns on: FLOAT (8192, 768) 1.30 -> 1.17 ms (13
+//   of 16 pairs), its sequence-first view [16, 512, 768] 2.65 -> 1.95 (16 of 16), (174762, 192)
+//   9.04 -> 8.40 (15 of 16); FLOAT16 (8192, 768) 0.86 -> 0.80 (13 of 16), (32768, 1024) 6.91 ->
+//   5.82 (12 of 16), (4096, 2048) 1.38 -> 1.23 (16 of 16); BF16 (8192, 768) 0.95 -> 0.83 (15 of
+//   16); 16-bit rows of 512 even (kept since the twenty-eighth session, with Zen 4's rule).
+// - Zen 4 (twenty-eighth session): (32768, 1024) FLOAT16 7.05 -> 5.44 (10 of 10), BF16 6.43 ->
+//   5.20 (9 of 10), FLOAT 12.2 -> 10.1 (9 of 10); (8192, 2048) BF16 3.86 -> 2.76 (10 of 10);
+//   (16384, 1536) FLOAT16 4.48 -> 4.07 (10 of 10); 16-bit (37449, 896) 10 of 10, (52428, 640) 8
+//   of 10; FLOAT (87381, 384) 9.58 -> 8.96 (16 of 16), (174762, 192) 15 of 16, (131072, 256) 14
+//   of 16, rows of 512 and 768 even (8 and 7 of 16); sequence-first [16, 512, 768] FLOAT 2.38 ->
+//   2.03 (10 of 10), BF16 1.56 -> 1.39 (10 of 10). But 16-bit rows of up to 1 KiB lost unkept:
+//   (65536, 512) FLOAT16 4.92 -> 5.37 (0 of 10), BF16 4.76 -> 5.20 (1 of 10), (87381, 384) FLOAT16
+//   3 of 10.
+// - Rows of 128 FLOAT columns and fewer measured faster kept on Zen 5: (262144, 128) 7.47 -> 8.21
+//   ms unkept (1 of 16), heads of 64 columns 3.23 -> 3.35 (1 of 16).
+inline bool KeepsRowAlone(int64_t cols, size_t element_size, CacheVendor vendor) {
+  constexpr int64_t kKeptAloneCols = 128, kKept16BitAloneCols = 512;
+  if (vendor == CacheVendor::kIntel || cols <= kKeptAloneCols) return true;
+  return element_size < sizeof(float) && cols <= kKept16BitAloneCols;
 }
 
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
@@ -437,8 +448,8 @@ class RowPasses {
   // (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 -> 3.10 (18 of 20),
   // FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster, (262144, 128)
   // FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On the AMD VM (first
-  // session of 2026-12-03) keeping them had measured no faster; on Zen 5 rows of more than 128
-  // columns taken alone measured faster unkept (lnb::KeepsRowAlone).
+  // session of 2026-12-03) keeping them had measured no faster; on Zen 5 and Zen 4 most rows taken
+  // alone measured faster unkept (lnb::KeepsRowAlone).
   static constexpr int64_t kKeptFloats = 2048;
 
   // BF16 on targets below AVX-512 (its rounding to BF16 in integer operations) keeps pass 2 row by
@@ -737,7 +748,7 @@ class RowPasses {
     BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
     const int64_t kept_cols = lnb::PaddedCols(cols);
     const bool keep = rows.grad_input != nullptr && kRows * kept_cols <= kKeptFloats &&
-                      (kRows > 1 || lnb::KeepsRowAlone(cols, args_.config.vendor));
+                      (kRows > 1 || lnb::KeepsRowAlone(cols, ElementSize(kData), args_.config.vendor));
     HWY_ALIGN float kept[2 * kKeptFloats];
     // Rows that pass 2 reads from L2 (not kept): pass 1 fetches the first half of the next rows and
     // pass 2 the second, at half the pace each (FetchNextHalf says which half), rather than pass 2
