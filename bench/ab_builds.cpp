@@ -6,7 +6,7 @@
 // different bandwidths; alternating single calls does not.
 //
 // usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]
-//                  [transposed|sequence_first|heads [batches=B]]
+//                  [transposed|sequence_first|heads [batches=B]] [output_offset=BYTES]
 //   LIBDIR_*: a build's lib64 (build/lib64, or a worktree's of another commit)
 //   the row operands (gradOut, input, gradInput; the forward's input and out) are, instead of
 //   dense [M, N] tensors:
@@ -15,6 +15,9 @@
 //   sequence_first: [B, M / B, N] with strides [N, B * N, 1], [M / B, B, N] memory seen batch-first
 //   heads: [M / B, B, N] with strides [3 * B * N, N, 1], the queries of [M / B, 3, B, N] memory
 //   (a fused projection's B heads of N each a token: rows in runs of B, gaps between)
+//   output_offset: gradInput (the forward's out) starts BYTES (a multiple of 64) into its block
+//   rather than, as the inputs and aclrtMalloc's large blocks, at a 2 MiB boundary: whether a
+//   case waits on loads that share the low address bits of its stores (4K aliasing)
 //   prints whether the two builds' outputs have the same bits, each build's fastest and median
 //   time of the whole user call sequence (phase 1, phase 2, aclrtSynchronizeStream) and in how
 //   many pairs B was the faster. Calls of 8 MiB or more start with their operands out of the
@@ -142,15 +145,16 @@ struct Operands {
   void *grad_out, *input, *grad_input, *mean, *rstd, *weight, *grad_weight, *grad_bias;
   size_t row_bytes, vector_bytes;  // of an operand of M x N elements (times the spread), of N
 
-  // spread: the row operands' memory holds that many times their elements.
-  Operands(int64_t m, int64_t n, aclDataType type, int64_t spread) : rows(m), cols(n), dtype(type) {
+  // spread: the row operands' memory holds that many times their elements; output_offset: bytes
+  // from gradInput's block's start to gradInput.
+  Operands(int64_t m, int64_t n, aclDataType type, int64_t spread, size_t output_offset) : rows(m), cols(n), dtype(type) {
     // Not the library's aclDataTypeSize: the library is loaded twice, not linked.
     const size_t size = type == ACL_FLOAT ? 4 : 2, elements = static_cast<size_t>(m * n * spread);
     row_bytes = elements * size;
     vector_bytes = static_cast<size_t>(n) * size;
     grad_out = Allocate(elements * size);
     input = Allocate(elements * size);
-    grad_input = Allocate(elements * size);
+    grad_input = static_cast<char *>(Allocate(elements * size + output_offset)) + output_offset;
     mean = Allocate(static_cast<size_t>(m) * sizeof(float));
     rstd = Allocate(static_cast<size_t>(m) * sizeof(float));
     weight = Allocate(static_cast<size_t>(n) * size);
@@ -298,7 +302,7 @@ class Side {
 int main(int argc, char **argv) {
   bool forward = false, known_options = true;
   RowsView view = RowsView::kDense;
-  int64_t batches = 1;
+  int64_t batches = 1, output_offset = 0;
   for (int arg = 7; arg < argc; ++arg) {
     if (std::strcmp(argv[arg], "forward") == 0) {
       forward = true;
@@ -310,6 +314,8 @@ int main(int argc, char **argv) {
       view = RowsView::kHeads;
     } else if (std::strncmp(argv[arg], "batches=", 8) == 0) {
       batches = std::atoll(argv[arg] + 8);
+    } else if (std::strncmp(argv[arg], "output_offset=", 14) == 0) {
+      output_offset = std::atoll(argv[arg] + 14);
     } else {
       known_options = false;
     }
@@ -317,7 +323,7 @@ int main(int argc, char **argv) {
   if (argc < 7 || !known_options) {
     std::fprintf(stderr,
                  "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] "
-                 "[transposed|sequence_first|heads [batches=B]]\n");
+                 "[transposed|sequence_first|heads [batches=B]] [output_offset=BYTES]\n");
     return 2;
   }
   const int64_t rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
@@ -326,13 +332,16 @@ int main(int argc, char **argv) {
                             : std::strcmp(argv[5], "bf16") == 0 ? ACL_BF16
                                                                 : ACL_DT_UNDEFINED;
   const int pairs = std::atoi(argv[6]);
-  if (rows <= 0 || cols <= 0 || dtype == ACL_DT_UNDEFINED || pairs <= 0 || batches <= 0 || rows % batches != 0) {
-    std::fprintf(stderr, "ab_builds: expected positive M, N and PAIRS, a dtype fp32, fp16 or bf16, and batches dividing M\n");
+  if (rows <= 0 || cols <= 0 || dtype == ACL_DT_UNDEFINED || pairs <= 0 || batches <= 0 || rows % batches != 0 ||
+      output_offset < 0 || output_offset % 64 != 0) {
+    std::fprintf(stderr,
+                 "ab_builds: expected positive M, N and PAIRS, a dtype fp32, fp16 or bf16, batches dividing M, and an "
+                 "output_offset that is a multiple of 64\n");
     return 2;
   }
   setenv("OMP_WAIT_POLICY", "passive", 0);  // before either OpenMP runtime starts
 
-  const Operands operands(rows, cols, dtype, view == RowsView::kHeads ? 3 : 1);
+  const Operands operands(rows, cols, dtype, view == RowsView::kHeads ? 3 : 1, static_cast<size_t>(output_offset));
   const ViewShape shape = ShapeOf(view, rows, cols, batches);
   Side sides[2] = {Side(Load(argv[1]), operands, forward, shape), Side(Load(argv[2]), operands, forward, shape)};
   void *workspace = nullptr;
