@@ -666,7 +666,8 @@ class RowPasses {
     // 4.45 -> 3.40 ms (10 of 10 pairs), FLOAT16 4.22 -> 3.18 (9 of 10); (2048, 8192) FLOAT16 5.71
     // -> 3.43 (8 of 8); (4096, 8192) BF16 7.83 -> 6.19 (11 of 12); (1024, 32768) BF16 6.19 -> 6.01
     // (10 of 12); (2048, 16384) FLOAT 11.7 -> 10.8 (10 of 12); FLOAT16 (1024, 32768) and FLOAT
-    // (1024, 32768) even (4 of 10, 5 of 12).
+    // (1024, 32768) even (4 of 10, 5 of 12), but in the other order later 6.30 -> 5.98 (15 of 16)
+    // and 11.31 -> 11.05 (15 of 24).
     // Its loops over rows and blocks are unrolled whole, so that each row's pointers and vectors
     // stay in registers; GCC otherwise kept them in arrays on the stack and loaded them for every
     // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 65.7 -> 58.7
