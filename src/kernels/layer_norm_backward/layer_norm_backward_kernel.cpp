@@ -240,7 +240,7 @@ inline bool TilesGroupPass1(CacheVendor vendor) { return vendor == CacheVendor::
 //   9.04 -> 8.40 (15 of 16); FLOAT16 (8192, 768) 0.86 -> 0.80 (13 of 16), (32768, 1024) 6.91 ->
 //   5.82 (12 of 16), (4096, 2048) 1.38 -> 1.23 (16 of 16); BF16 (8192, 768) 0.95 -> 0.83 (15 of
 //   16); 16-bit rows of 512 even (kept since the twenty-eighth session, with Zen 4's rule).
-// - Zen 4 (twenty-eighth session): (32768, 1024) FLOAT16 7.05 -> 5.44 (10 of 10), BF16 6.43 ->
+// - Zen 4 (twenty-eighth session): (32768, 1024) FLOAT16 7.05 -> 5.44 ms (10 of 10), BF16 6.43 ->
 //   5.20 (9 of 10), FLOAT 12.2 -> 10.1 (9 of 10); (8192, 2048) BF16 3.86 -> 2.76 (10 of 10);
 //   (16384, 1536) FLOAT16 4.48 -> 4.07 (10 of 10); 16-bit (37449, 896) 10 of 10, (52428, 640) 8
 //   of 10; FLOAT (87381, 384) 9.58 -> 8.96 (16 of 16), (174762, 192) 15 of 16, (131072, 256) 14
