@@ -121,6 +121,13 @@ std::vector<OverlapCase> Cases() {
   };
 }
 
+// A call that phase 1 accepted: phase 2 and the synchronisation succeeded, the results are right.
+void ExpectComputed(const ArenaOutcome &outcome) {
+  EXPECT_EQ(outcome.phase2, ACLNN_SUCCESS) << outcome.message;
+  EXPECT_EQ(outcome.synchronize, ACL_SUCCESS) << outcome.message;
+  EXPECT_TRUE(outcome.results_match) << outcome.failure;
+}
+
 class MemoryOverlapTest : public ::testing::TestWithParam<OverlapCase> {
  protected:
   void SetUp() override { ASSERT_EQ(aclrtCreateStream(&stream_), ACL_SUCCESS); }
@@ -137,9 +144,7 @@ TEST_P(MemoryOverlapTest, ComputesOrRejectsWithoutStrayWrites) {
   ASSERT_EQ(outcome.phase1, c.expected) << outcome.message;
   EXPECT_TRUE(outcome.arena_intact) << outcome.failure;
   if (c.expected == ACLNN_SUCCESS) {
-    EXPECT_EQ(outcome.phase2, ACLNN_SUCCESS) << outcome.message;
-    EXPECT_EQ(outcome.synchronize, ACL_SUCCESS) << outcome.message;
-    EXPECT_TRUE(outcome.results_match) << outcome.failure;
+    ExpectComputed(outcome);
   } else {
     EXPECT_TRUE(outcome.handles_untouched) << outcome.failure;
     for (const char *name : c.message_names) EXPECT_NE(outcome.message.find(name), std::string::npos) << outcome.message;
@@ -155,10 +160,8 @@ void ExpectRightInPlace(ArenaCallSpec spec, int source, aclrtStream stream) {
   const ArenaOutcome outcome = RunArenaCall(spec, TestSeed(), stream);
   ASSERT_TRUE(outcome.described) << outcome.message;
   EXPECT_EQ(outcome.phase1, ACLNN_SUCCESS) << outcome.message;
-  EXPECT_EQ(outcome.phase2, ACLNN_SUCCESS) << outcome.message;
-  EXPECT_EQ(outcome.synchronize, ACL_SUCCESS) << outcome.message;
   EXPECT_TRUE(outcome.arena_intact) << outcome.failure;
-  EXPECT_TRUE(outcome.results_match) << outcome.failure;
+  ExpectComputed(outcome);
 }
 
 TEST(MemoryOverlapLongRowsTest, InPlaceRowsWhoseSegmentsThreadsShare) {
