@@ -24,6 +24,14 @@ kernels::LayerNormBackwardArgs BackwardArgs(int64_t rows, int64_t cols, kernels:
   return args;
 }
 
+aclDataType DtypeOf(kernels::ElementType type) {
+  switch (type) {
+    case kernels::ElementType::kFloat16: return ACL_FLOAT16;
+    case kernels::ElementType::kBFloat16: return ACL_BF16;
+    default: return ACL_FLOAT;
+  }
+}
+
 void RunBackward(kernels::LayerNormBackwardArgs args) {
   struct FreeDeleter {
     void operator()(void *memory) const { std::free(memory); }

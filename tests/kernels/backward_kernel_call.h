@@ -2,6 +2,7 @@
 // operands' pointers and a run with the scratch it asks for; the forward's arguments.
 #pragma once
 
+#include "acl/acl_base.h"
 #include "kernels/layer_norm/layer_norm_kernel.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
@@ -18,6 +19,9 @@ struct BackwardOperands {
 
 kernels::LayerNormBackwardArgs BackwardArgs(int64_t rows, int64_t cols, kernels::ElementType type,
                                             const BackwardOperands &operands, const kernels::KernelConfig &config);
+
+// The operator's dtype for a kernel element type.
+aclDataType DtypeOf(kernels::ElementType type);
 
 // Runs the kernel on args (no operand staged by rows) with a scratch of the size it asks for.
 void RunBackward(kernels::LayerNormBackwardArgs args);

@@ -23,6 +23,7 @@ using aclhost::kernels::CacheVendor;
 using aclhost::kernels::ColumnLayout;
 using aclhost::kernels::ElementType;
 using aclhost::kernels::Isa;
+using aclhost::testing::DtypeOf;
 
 struct VendorCase {
   const char *name;
@@ -34,16 +35,6 @@ struct VendorCase {
 };
 
 void PrintTo(const VendorCase &c, std::ostream *os) { *os << c.name; }
-
-size_t SizeOf(ElementType type) { return type == ElementType::kFloat32 ? 4 : 2; }
-
-aclDataType DtypeOf(ElementType type) {
-  switch (type) {
-    case ElementType::kFloat16: return ACL_FLOAT16;
-    case ElementType::kBFloat16: return ACL_BF16;
-    default: return ACL_FLOAT;
-  }
-}
 
 class CacheVendorTest : public ::testing::TestWithParam<VendorCase> {
  protected:
@@ -80,7 +71,7 @@ class CacheVendorTest : public ::testing::TestWithParam<VendorCase> {
 
   std::vector<uint8_t> Lay(const std::vector<double> &values) const {
     const VendorCase &c = GetParam();
-    std::vector<uint8_t> bytes(values.size() * SizeOf(c.type));
+    std::vector<uint8_t> bytes(values.size() * aclhost::kernels::ElementSize(c.type));
     for (int64_t m = 0; m < c.rows; ++m) {
       for (int64_t n = 0; n < c.cols; ++n) {
         aclhost::kernels::StoreElement(bytes.data(), c.type, Index(m, n), static_cast<float>(values[static_cast<size_t>(m * c.cols + n)]));

@@ -256,6 +256,22 @@ inline bool KeepsRowAlone(int64_t cols, size_t element_size, CacheVendor vendor)
   return element_size < sizeof(float) && cols <= kKept16BitAloneCols;
 }
 
+// Whether streamed gradInput rows (or a row's segment) of range_bytes that begin within a cache
+// line write their columns up to the first line boundary (the head) with ordinary stores, so that
+// every whole line after it streams: rows whose byte length is no multiple of 64 (1,000 FLOAT16
+// columns) begin at every offset in turn. Shorter ones stream only the rows that begin a line, as
+// every row did before the twenty-ninth session. Zen 4, two threads, alternating call by call an
+// environment switch in one build (heads on every range against none), medians: (16384, 750)
+// FLOAT 5.21 -> 4.24 ms, (32768, 270) FLOAT 3.53 -> 2.86, (16384, 1100) FLOAT 7.38 -> 6.03,
+// (16384, 1250) FLOAT16 4.46 -> 3.83, (16384, 1500) BF16 5.58 -> 4.40 (12 of 12 pairs each);
+// (24576, 700) FLOAT16 3.91 -> 3.46 (11 of 12). Under 1 KiB most lost: (98304, 300) FLOAT16 6.60
+// -> 10.24 (1 of 12), (65536, 150) FLOAT 3.94 -> 6.00 (0 of 12), (131072, 100) FLOAT 5.81 -> 8.86
+// (0 of 16), (262144, 100) FLOAT16 7.93 -> 11.72 (0 of 10), (49152, 500) BF16 7.01 -> 7.23 (1 of
+// 12); rows of 800 bytes gained ((65536, 400) FLOAT16 7.83 -> 4.93, (65536, 200) FLOAT 6.66 ->
+// 3.91, 16 of 16 each) but 720 did not ((65536, 180) FLOAT 2 of 12, (65536, 360) FLOAT16 5 of 12),
+// and (32768, 520) FLOAT16, 1,040 bytes, measured even (3.96 -> 4.00, 3 of 12).
+inline bool StreamsAfterHead(int64_t range_bytes) { return range_bytes >= 1024; }
+
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
 // chunk's: PaddedCols(cols), then as many more as put the two half a page apart. Pass 1 stores a
 // block of one and then loads the same block of the other; a page apart, that load would wait on
@@ -589,8 +605,8 @@ class RowPasses {
   // read before it is written, which keeps exact in-place use correct. Row r of `next` is fetched
   // meanwhile (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic
   // waits behind its own first read from memory. row_means: per row its means of g and g * xhat;
-  // stream: write rows that are 64-byte aligned with non-temporal stores; kept: the rows' g and
-  // xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
+  // stream: write whole lines of gradInput with non-temporal stores (which, below); kept: the rows'
+  // g and xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
   // first; Rows says why); rows_in_turn: each row's columns all before the next row's (kHalfGroups
   // only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
@@ -617,23 +633,37 @@ class RowPasses {
       grad_input_row[r] = rows.grad_input + r * rows.grad_input_step;
       next_go[r] = next.grad_out + r * next.grad_out_step;
       next_x[r] = next.input + r * next.input_step;
-      stream_row[r] = stream && reinterpret_cast<uintptr_t>(grad_input_row[r]) % 64 == 0;
     }
+    // Where gradInput streams, whole lines of it only. Rows that begin alike within a line, the
+    // same number of element-aligned bytes into it, write their columns up to the next line (the
+    // head) through the caches first where lnb::StreamsAfterHead says so; otherwise only rows that
+    // begin a line stream (a group whose rows lie differently: (4096, 3000) FLOAT 4.43 -> 4.90 ms,
+    // (2048, 6000) BF16 2.25 -> 2.43 with none of them streamed, 1 of 12 pairs faster each).
+    auto misalignment = [&](int r) {
+      return static_cast<int64_t>(reinterpret_cast<uintptr_t>(grad_input_row[r] + c0 * kSize) % 64);
+    };
+    bool alike = stream && misalignment(0) % kSize == 0 && lnb::StreamsAfterHead((c1 - c0) * kSize);
+    for (int r = 1; r < kRows; ++r) alike = alike && misalignment(r) == misalignment(0);
+    const int64_t head = alike ? (64 - misalignment(0)) % 64 / kSize : 0;  // under a line: range_bytes >= 1 KiB
+    for (int r = 0; r < kRows; ++r) stream_row[r] = stream && (misalignment(r) + head * kSize) % 64 == 0;
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
-    // Row r's kCount blocks from n on stored; full: whole blocks, else the zero-padded last block
-    // of the rows. The line of its next row at n is fetched first. A BF16 line (two blocks) is
-    // rounded by one instruction and written by one store (StoreBlockPair), as in the forward: in
-    // cache, (64, 4096) BF16 59.0 -> 53.8 us (287 of 300 pairs), (512, 768) 63.7 -> 60.3 (179 of
-    // 300); from memory even. FLOAT16 measured slower in one line (its two halves joined by a
-    // shuffle: (8192, 768) 0.85 -> 0.92 ms, 5 of 16 pairs).
-    auto finish_row = [&](int r, int64_t n, bool full, auto count_tag, BlockVec (*out)[kBlockVecs]) HWY_ATTR __attribute__((always_inline)) {
+    constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
+    // Row r's kCount blocks from n on stored; full: whole blocks, else the zero-padded block of the
+    // elements below end (the head's or the rows' last). The line of its next row at n is fetched
+    // first. A BF16 line (two blocks) is rounded by one instruction and written by one store
+    // (StoreBlockPair), as in the forward: in cache, (64, 4096) BF16 59.0 -> 53.8 us (287 of 300
+    // pairs), (512, 768) 63.7 -> 60.3 (179 of 300); from memory even. FLOAT16 measured slower in one
+    // line (its two halves joined by a shuffle: (8192, 768) 0.85 -> 0.92 ms, 5 of 16 pairs).
+    auto finish_row = [&](int r, int64_t n, bool full, int64_t end, auto count_tag,
+                          BlockVec (*out)[kBlockVecs]) HWY_ATTR __attribute__((always_inline)) {
       constexpr int64_t kCount = decltype(count_tag)::value;
+      constexpr bool kLine = kCount == kLineBlocks;  // a 16-bit row's last half line goes through the caches
       if (!full) {
-        WriteBlock<kData>(out[0], grad_input_row[r], n, c1);
+        WriteBlock<kData>(out[0], grad_input_row[r], n, end);
         return;
       }
       if (fetch_second_halves) {
-        FetchNextHalf<kRows>(next_go, next_x, r, n, true, rows_in_turn, into_l2);
+        FetchNextHalf<kRows>(next_go, next_x, r, n - head, true, rows_in_turn, into_l2);
       } else {
         FetchForReading(next_go[r] + n * kSize, into_l2);
         FetchForReading(next_x[r] + n * kSize, into_l2);
@@ -647,7 +677,7 @@ class RowPasses {
       } else {
         #pragma GCC unroll 8
         for (int64_t b = 0; b < kCount; ++b) {
-          if (stream_row[r]) {
+          if (kLine && stream_row[r]) {
             StoreBlock<kData, true>(out[b], grad_input_row[r], n + b * kBlockLanes);
           } else {
             StoreBlock<kData>(out[b], grad_input_row[r], n + b * kBlockLanes);
@@ -673,7 +703,7 @@ class RowPasses {
     // block. Two threads, alternating builds call by call, in cache: (64, 4096) BF16 65.7 -> 58.7
     // us medians (290 of 300 pairs), FLOAT16 55.6 -> 52.4 (286 of 300), FLOAT and shorter rows
     // ((64, 256) FLOAT included) even; from memory even.
-    auto blocks = [&](int64_t n, auto count_tag, bool full, auto row_tag) HWY_ATTR __attribute__((always_inline)) {
+    auto blocks = [&](int64_t n, auto count_tag, bool full, int64_t end, auto row_tag) HWY_ATTR __attribute__((always_inline)) {
       constexpr int64_t kCount = decltype(count_tag)::value;
       constexpr int kOnlyRow = decltype(row_tag)::value;
       if (kept != nullptr) {
@@ -684,11 +714,18 @@ class RowPasses {
           #pragma GCC unroll 8
           for (int64_t b = 0; b < kCount; ++b) {
             BlockVec g[kBlockVecs], xhat[kBlockVecs];
-            LoadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n + b * kBlockLanes, g);
-            LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
+            // The kept rows are whole blocks long (pass 1 stores padded ones): only a block that a
+            // head moved off their blocks may end past them.
+            if (full || n + kBlockLanes <= kept_cols) {
+              LoadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n + b * kBlockLanes, g);
+              LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
+            } else {
+              ReadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n, end, g);
+              ReadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n, end, xhat);
+            }
             for (int64_t v = 0; v < kBlockVecs; ++v) out[b][v] = GradInputFromTerms(g[v], xhat[v], rstd[r], mean_g[r], mean_gx[r]);
           }
-          finish_row(r, n, full, count_tag, out);
+          finish_row(r, n, full, end, count_tag, out);
         }
         return;
       }
@@ -698,7 +735,7 @@ class RowPasses {
         if (full) {
           LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w[b]);
         } else {
-          ReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, c1, w[b]);
+          ReadBlock<ElementType::kFloat32>(weight, n, end, w[b]);
         }
       }
       BlockVec rows_out[kRows][kCount][kBlockVecs];
@@ -708,7 +745,7 @@ class RowPasses {
         #pragma GCC unroll 8
         for (int64_t b = 0; b < kCount; ++b) {
           BlockVec go[kBlockVecs], x[kBlockVecs];
-          ReadGradOutAndInput<kData>(go_row[r], x_row[r], n + b * kBlockLanes, c1, full, go, x);
+          ReadGradOutAndInput<kData>(go_row[r], x_row[r], n + b * kBlockLanes, end, full, go, x);
           for (int64_t v = 0; v < kBlockVecs; ++v) {
             rows_out[r][b][v] = GradInputVector<kHasWeight>(go[v], x[v], w[b][v], mean[r], rstd[r], mean_g[r], mean_gx[r]);
           }
@@ -717,18 +754,29 @@ class RowPasses {
       #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) {
         if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
-        finish_row(r, n, full, count_tag, rows_out[r]);
+        finish_row(r, n, full, end, count_tag, rows_out[r]);
       }
     };
-    constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
     using Line = std::integral_constant<int64_t, kLineBlocks>;
     using Block = std::integral_constant<int64_t, 1>;
-    // The columns of the rows row_tag names, a line of gradInput at a time where it is whole.
+    // The columns of the rows row_tag names: the head, then a line of gradInput at a time where it
+    // is whole. The lines are counted before their loop: tested line by line against c1 (n no
+    // longer starting at a constant 0), each line of a kept BF16 row took GCC four more
+    // instructions (its AVX-512 code, read).
     auto sweep = [&](auto row_tag) HWY_ATTR __attribute__((always_inline)) {
+      const int64_t lines_begin = c0 + head;
       int64_t n = c0;
-      for (; n + kLineBlocks * kBlockLanes <= c1; n += kLineBlocks * kBlockLanes) blocks(n, Line(), true, row_tag);
-      for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true, row_tag);
-      if (n < c1) blocks(n, Block(), false, row_tag);
+      for (; n + kBlockLanes <= lines_begin; n += kBlockLanes) blocks(n, Block(), true, c1, row_tag);
+      if (n < lines_begin) {
+        blocks(n, Block(), false, lines_begin, row_tag);
+        n = lines_begin;
+      }
+      for (const int64_t lines_end = n + (c1 - n) / (kLineBlocks * kBlockLanes) * (kLineBlocks * kBlockLanes); n < lines_end;
+           n += kLineBlocks * kBlockLanes) {
+        blocks(n, Line(), true, c1, row_tag);
+      }
+      for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true, c1, row_tag);
+      if (n < c1) blocks(n, Block(), false, c1, row_tag);
     };
     if constexpr (kHalfGroups<kRows>) {
       if (rows_in_turn) {
@@ -741,8 +789,8 @@ class RowPasses {
 
   // The first kRows of `rows`, rows m, m + 1, ...: their sums segment by segment, folded in order
   // (as the segments shared among threads are), then each row's gradInput unless that is not
-  // wanted. Row r's pass 2 fetches row r of `next`; stream: write gradInput rows that are 64-byte
-  // aligned with non-temporal stores.
+  // wanted. Row r's pass 2 fetches row r of `next`; stream: write whole lines of gradInput with
+  // non-temporal stores (GradInput says which).
   template <int kRows>
   void Rows(int64_t m, const lnb::RowBlock &rows, bool stream, const lnb::RowBlock &next) const {
     const int64_t cols = args_.cols;
