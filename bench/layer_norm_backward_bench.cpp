@@ -204,6 +204,9 @@ int main(int argc, char **argv) {
   // 16-bit long rows, in the same groups (Zen 5's; a line of each row at a time is their operator's
   // order: pass 1 takes a block, half a line, of each row at a time).
   RegisterFloors(1024, 32768, ACL_BF16, {Floor::kTwoPassRows, Floor::kTwoPassRowsByLines}, 2);
+  // Rows whose byte length is no multiple of 64, which begin at every offset of a cache line in turn.
+  Register({{16384, 1000}, 1, ACL_FLOAT});
+  Register({{16384, 1000}, 1, ACL_FLOAT16});
   // LayerNorm over the channels of NCHW memory seen as [N, H*W, C]: 32 batches of transposed rows.
   Register({{32, 3136, 128}, 1, ACL_FLOAT});
   Register({{32, 3136, 128}, 1, ACL_FLOAT, Layout::kTransposed});
