@@ -634,18 +634,27 @@ class RowPasses {
       next_go[r] = next.grad_out + r * next.grad_out_step;
       next_x[r] = next.input + r * next.input_step;
     }
-    // Where gradInput streams, whole lines of it only. Rows that begin alike within a line, the
-    // same number of element-aligned bytes into it, write their columns up to the next line (the
-    // head) through the caches first where lnb::StreamsAfterHead says so; otherwise only rows that
-    // begin a line stream (a group whose rows lie differently: (4096, 3000) FLOAT 4.43 -> 4.90 ms,
-    // (2048, 6000) BF16 2.25 -> 2.43 with none of them streamed, 1 of 12 pairs faster each).
+    // Where gradInput streams, whole lines of it only. Rows that begin element-aligned write their
+    // columns up to the next line (their head) through the caches first where lnb::StreamsAfterHead
+    // says so; otherwise only rows that begin a line stream. A group whose rows lie differently
+    // within their lines then takes them in turn, each with its own head. Zen 4, two threads,
+    // alternating call by call against streaming only its rows that begin a line, medians: (4096,
+    // 3000) FLOAT 5.51 -> 4.76 ms (12 of 12 pairs), FLOAT16 3.44 -> 2.72 (11 of 12); (2048, 5000)
+    // FLOAT 4.27 -> 3.81 (12 of 12); (1100, 4001) BF16 1.15 -> 1.02 (11 of 12), (2048, 6000) BF16
+    // 2.54 -> 2.33 (9 of 12); (1024, 10000) FLOAT16 2.72 -> 2.42 (10 of 12). Streaming none of
+    // them had measured slower than that ((4096, 3000) FLOAT 4.43 -> 4.90 ms, 1 of 12).
     auto misalignment = [&](int r) {
       return static_cast<int64_t>(reinterpret_cast<uintptr_t>(grad_input_row[r] + c0 * kSize) % 64);
     };
-    bool alike = stream && misalignment(0) % kSize == 0 && lnb::StreamsAfterHead((c1 - c0) * kSize);
+    bool headed = stream && lnb::StreamsAfterHead((c1 - c0) * kSize);
+    for (int r = 0; r < kRows; ++r) headed = headed && misalignment(r) % kSize == 0;
+    bool alike = true;
     for (int r = 1; r < kRows; ++r) alike = alike && misalignment(r) == misalignment(0);
-    const int64_t head = alike ? (64 - misalignment(0)) % 64 / kSize : 0;  // under a line: range_bytes >= 1 KiB
-    for (int r = 0; r < kRows; ++r) stream_row[r] = stream && (misalignment(r) + head * kSize) % 64 == 0;
+    int64_t head[kRows];
+    for (int r = 0; r < kRows; ++r) {
+      head[r] = headed ? (64 - misalignment(r)) % 64 / kSize : 0;  // under a line: range_bytes >= 1 KiB
+      stream_row[r] = stream && (misalignment(r) + head[r] * kSize) % 64 == 0;
+    }
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
     constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
     // Row r's kCount blocks from n on stored; full: whole blocks, else the zero-padded block of the
@@ -663,7 +672,7 @@ class RowPasses {
         return;
       }
       if (fetch_second_halves) {
-        FetchNextHalf<kRows>(next_go, next_x, r, n - head, true, rows_in_turn, into_l2);
+        FetchNextHalf<kRows>(next_go, next_x, r, n - head[r], true, rows_in_turn, into_l2);
       } else {
         FetchForReading(next_go[r] + n * kSize, into_l2);
         FetchForReading(next_x[r] + n * kSize, into_l2);
@@ -764,7 +773,8 @@ class RowPasses {
     // longer starting at a constant 0), each line of a kept BF16 row took GCC four more
     // instructions (its AVX-512 code, read).
     auto sweep = [&](auto row_tag) HWY_ATTR __attribute__((always_inline)) {
-      const int64_t lines_begin = c0 + head;
+      constexpr int kOnlyRow = decltype(row_tag)::value;
+      const int64_t lines_begin = c0 + head[kOnlyRow == AllRows::value ? 0 : kOnlyRow];
       int64_t n = c0;
       for (; n + kBlockLanes <= lines_begin; n += kBlockLanes) blocks(n, Block(), true, c1, row_tag);
       if (n < lines_begin) {
@@ -778,8 +788,8 @@ class RowPasses {
       for (; n + kBlockLanes <= c1; n += kBlockLanes) blocks(n, Block(), true, c1, row_tag);
       if (n < c1) blocks(n, Block(), false, c1, row_tag);
     };
-    if constexpr (kHalfGroups<kRows>) {
-      if (rows_in_turn) {
+    if constexpr (kRows > 1) {  // rows in turn where asked, and where their heads differ
+      if ((kHalfGroups<kRows> && rows_in_turn) || (headed && !alike)) {
         ForEachRow(std::make_integer_sequence<int, kRows>(), sweep);
         return;
       }
