@@ -1,13 +1,14 @@
 // gradInput of over 8 MiB streams out with non-temporal stores, whole cache lines only: rows that
 // begin within a line (a byte length that is no multiple of 64, or a first row a few elements
 // into a line) write their columns up to the next line through the caches first
-// (lnb::StreamsAfterHead), or, in a group whose rows lie differently, only the rows that begin a
-// line stream. On every target and thread count the bits equal the scalar target's on one thread
-// (which streams nothing), the values match the double reference, and no byte around the rows is
-// written.
+// (lnb::StreamsAfterHead); a group whose rows lie differently takes them in turn, each after its
+// own head. On every target and thread count, in place or not, the bits equal the scalar target's
+// on one thread (which streams nothing), the values match the double reference, and no byte around
+// the rows is written.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <ostream>
 #include <random>
 #include <string>
@@ -31,6 +32,7 @@ struct StreamedCase {
   int64_t rows, cols;
   int64_t first_element;  // where gradInput's row 0 begins in its buffer (elements)
   int64_t row_stride;     // gradInput's elements from row to row (0: cols, rows back to back)
+  bool in_place = false;  // gradOut given in gradInput's place (its values there before the call)
 };
 
 void PrintTo(const StreamedCase &c, std::ostream *os) { *os << c.name; }
@@ -82,6 +84,13 @@ class StreamedRowsTest : public ::testing::TestWithParam<StreamedCase> {
     const size_t size = aclhost::kernels::ElementSize(c.type);
     const size_t bytes = static_cast<size_t>(Index(c.rows - 1, c.cols)) * size + 64;
     AlignedBytes grad_input(bytes);
+    char *const first_row = reinterpret_cast<char *>(grad_input.data()) + static_cast<size_t>(c.first_element) * size;
+    if (c.in_place) {
+      for (int64_t m = 0; m < c.rows; ++m) {
+        std::memcpy(first_row + (Index(m, 0) - c.first_element) * static_cast<int64_t>(size),
+                    grad_out_.data() + static_cast<size_t>(m * c.cols) * size, static_cast<size_t>(c.cols) * size);
+      }
+    }
     std::vector<float> grad_weight(static_cast<size_t>(c.cols)), grad_bias(static_cast<size_t>(c.cols));
     aclhost::kernels::KernelConfig config;
     config.isa = isa;
@@ -89,10 +98,11 @@ class StreamedRowsTest : public ::testing::TestWithParam<StreamedCase> {
     config.vendor = aclhost::kernels::CacheVendor::kOther;
     aclhost::kernels::LayerNormBackwardArgs args = aclhost::testing::BackwardArgs(
         c.rows, c.cols, c.type,
-        {grad_out_.data(), input_.data(), mean_.data(), rstd_.data(), weight_.data(),
-         grad_input.data() + static_cast<size_t>(c.first_element) * size, grad_weight.data(), grad_bias.data()},
+        {c.in_place ? static_cast<const void *>(first_row) : grad_out_.data(), input_.data(), mean_.data(), rstd_.data(), weight_.data(), first_row,
+         grad_weight.data(), grad_bias.data()},
         config);
     args.grad_input_spacing.row_stride = c.row_stride;
+    if (c.in_place) args.grad_out_spacing = args.grad_input_spacing;
     aclhost::testing::RunBackward(args);
     return std::vector<uint8_t>(grad_input.data(), grad_input.data() + bytes);
   }
@@ -145,15 +155,18 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, StreamedRowsTest,
     // Dense rows of 4,002 and 4,004 bytes, which begin at every element offset of a line in turn
     // and go through pass 1 alone: heads of a partial block, of a whole block and a partial one.
-    // Dense BF16 rows of 8,002 bytes, too long for L1, in groups whose rows lie differently: only
-    // the rows that begin a line stream. FLOAT16 rows of 4,000 columns 4,032 apart, the first 3
+    // Dense BF16 rows of 8,002 bytes, too long for L1, in groups whose rows lie differently: taken
+    // in turn, each after its own head. FLOAT16 rows of 4,000 columns 4,032 apart, the first 3
     // elements into a line: groups whose rows lie alike (a head of 29 columns each). FLOAT rows of
-    // 1,024 columns from 5 elements into a line: every row alike, a head of 11 columns.
+    // 1,024 columns from 5 elements into a line: every row alike, a head of 11 columns. The first
+    // and the third again with gradInput over gradOut (each block read before it is written).
     ::testing::Values(StreamedCase{"half_rows_alone", ElementType::kFloat16, 2200, 2001, 0, 0},
                       StreamedCase{"float_rows_alone", ElementType::kFloat32, 2100, 1001, 0, 0},
                       StreamedCase{"bf16_groups_lying_differently", ElementType::kBFloat16, 1100, 4001, 0, 0},
                       StreamedCase{"half_groups_lying_alike", ElementType::kFloat16, 1100, 4000, 3, 4032},
-                      StreamedCase{"float_rows_from_within_a_line", ElementType::kFloat32, 2100, 1024, 5, 0}),
+                      StreamedCase{"float_rows_from_within_a_line", ElementType::kFloat32, 2100, 1024, 5, 0},
+                      StreamedCase{"half_rows_alone_in_place", ElementType::kFloat16, 2200, 2001, 0, 0, true},
+                      StreamedCase{"bf16_groups_lying_differently_in_place", ElementType::kBFloat16, 1100, 4001, 0, 0, true}),
     [](const ::testing::TestParamInfo<StreamedCase> &info) { return std::string(info.param.name); });
 
 }  // namespace
