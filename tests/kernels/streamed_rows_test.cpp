@@ -44,7 +44,8 @@ class StreamedRowsTest : public ::testing::TestWithParam<StreamedCase> {
   // Random operands exactly representable in the case's type; mean and rstd from the input.
   void SetUp() override {
     const StreamedCase &c = GetParam();
-    ASSERT_GT(c.rows * c.cols * static_cast<int64_t>(aclhost::kernels::ElementSize(c.type)), int64_t{8} << 20) << "too small to stream";
+    const int64_t grad_input_bytes = c.rows * c.cols * static_cast<int64_t>(aclhost::kernels::ElementSize(c.type));
+    ASSERT_GT(grad_input_bytes, int64_t{8} << 20) << "too small to stream";
     const aclDataType dtype = DtypeOf(c.type);
     std::mt19937_64 random(aclhost::testing::TestSeed());
     std::normal_distribution<double> normal;
@@ -96,10 +97,10 @@ class StreamedRowsTest : public ::testing::TestWithParam<StreamedCase> {
     config.isa = isa;
     config.threads = threads;
     config.vendor = aclhost::kernels::CacheVendor::kOther;
+    const void *const grad_out = c.in_place ? static_cast<const void *>(first_row) : grad_out_.data();
     aclhost::kernels::LayerNormBackwardArgs args = aclhost::testing::BackwardArgs(
         c.rows, c.cols, c.type,
-        {c.in_place ? static_cast<const void *>(first_row) : grad_out_.data(), input_.data(), mean_.data(), rstd_.data(), weight_.data(), first_row,
-         grad_weight.data(), grad_bias.data()},
+        {grad_out, input_.data(), mean_.data(), rstd_.data(), weight_.data(), first_row, grad_weight.data(), grad_bias.data()},
         config);
     args.grad_input_spacing.row_stride = c.row_stride;
     if (c.in_place) args.grad_out_spacing = args.grad_input_spacing;
