@@ -272,6 +272,13 @@ inline bool KeepsRowAlone(int64_t cols, size_t element_size, CacheVendor vendor)
 // and (32768, 520) FLOAT16, 1,040 bytes, measured even (3.96 -> 4.00, 3 of 12).
 inline bool StreamsAfterHead(int64_t range_bytes) { return range_bytes >= 1024; }
 
+// Bytes from the 64-byte line boundary at or before `at` to `at`.
+inline int64_t LineOffset(const void *at) { return static_cast<int64_t>(reinterpret_cast<uintptr_t>(at) % 64); }
+
+// Elements of element_size bytes from line_offset (a multiple of element_size) to the next line
+// boundary: the head of a streamed run that begins there, 0 where it begins a line.
+inline int64_t ElementsToLine(int64_t line_offset, int64_t element_size) { return (64 - line_offset) % 64 / element_size; }
+
 // Floats from a chunk's gradWeight partials to its gradBias partials, and from those to the next
 // chunk's: PaddedCols(cols), then as many more as put the two half a page apart. Pass 1 stores a
 // block of one and then loads the same block of the other; a page apart, that load would wait on
@@ -643,17 +650,18 @@ class RowPasses {
     // FLOAT 4.27 -> 3.81 (12 of 12); (1100, 4001) BF16 1.15 -> 1.02 (11 of 12), (2048, 6000) BF16
     // 2.54 -> 2.33 (9 of 12); (1024, 10000) FLOAT16 2.72 -> 2.42 (10 of 12). Streaming none of
     // them had measured slower than that ((4096, 3000) FLOAT 4.43 -> 4.90 ms, 1 of 12).
-    auto misalignment = [&](int r) {
-      return static_cast<int64_t>(reinterpret_cast<uintptr_t>(grad_input_row[r] + c0 * kSize) % 64);
-    };
+    int64_t line_offset[kRows];
     bool headed = stream && lnb::StreamsAfterHead((c1 - c0) * kSize);
-    for (int r = 0; r < kRows; ++r) headed = headed && misalignment(r) % kSize == 0;
-    bool alike = true;
-    for (int r = 1; r < kRows; ++r) alike = alike && misalignment(r) == misalignment(0);
-    int64_t head[kRows];
     for (int r = 0; r < kRows; ++r) {
-      head[r] = headed ? (64 - misalignment(r)) % 64 / kSize : 0;  // under a line: range_bytes >= 1 KiB
-      stream_row[r] = stream && (misalignment(r) + head[r] * kSize) % 64 == 0;
+      line_offset[r] = lnb::LineOffset(grad_input_row[r] + c0 * kSize);
+      headed = headed && line_offset[r] % kSize == 0;
+    }
+    int64_t head[kRows];
+    bool heads_differ = false;
+    for (int r = 0; r < kRows; ++r) {
+      head[r] = headed ? lnb::ElementsToLine(line_offset[r], kSize) : 0;  // under a line: range_bytes >= 1 KiB
+      heads_differ = heads_differ || head[r] != head[0];
+      stream_row[r] = stream && (line_offset[r] + head[r] * kSize) % 64 == 0;
     }
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
     constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
@@ -789,7 +797,7 @@ class RowPasses {
       if (n < c1) blocks(n, Block(), false, c1, row_tag);
     };
     if constexpr (kRows > 1) {  // rows in turn where asked, and where their heads differ
-      if ((kHalfGroups<kRows> && rows_in_turn) || (headed && !alike)) {
+      if ((kHalfGroups<kRows> && rows_in_turn) || heads_differ) {
         ForEachRow(std::make_integer_sequence<int, kRows>(), sweep);
         return;
       }
@@ -1318,10 +1326,9 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     // (10 of 10). 16-bit runs (a block half a line, written by two streaming stores) measured even
     // or slower so: BF16 3.83 -> 4.01 ms (2 of 10), (64, 3136, 256) 9.31 -> 9.36 (5 of 8).
     constexpr bool kBlockIsLine = kBlockLanes * ElementSize(kData) == 64;
-    const int64_t misalignment = static_cast<int64_t>(reinterpret_cast<uintptr_t>(gi_column) % 64);
-    const int64_t head =
-        kBlockIsLine && stream && misalignment % size == 0 ? std::min(count, (64 - misalignment) / size % kBlockLanes) : 0;
-    const bool stream_column = stream && (misalignment + head * size) % 64 == 0;
+    const int64_t line_offset = lnb::LineOffset(gi_column);
+    const int64_t head = kBlockIsLine && stream && line_offset % size == 0 ? std::min(count, lnb::ElementsToLine(line_offset, size)) : 0;
+    const bool stream_column = stream && (line_offset + head * size) % 64 == 0;
     const auto w = hn::Set(d, kHasWeight ? weight[n] : 1.0f);
     // Rows i .. i + 16 of column n, those below end; whole: all 16.
     auto rows_block = [&](int64_t i, int64_t end, bool whole) HWY_ATTR __attribute__((always_inline)) {
