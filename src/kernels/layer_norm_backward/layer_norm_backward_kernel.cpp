@@ -595,12 +595,9 @@ class RowPasses {
       for (int r = 0; r < kRows; ++r) {
         for (int64_t b = 0; b < kCount; ++b) {
           const int64_t at = n + b * kBlockLanes;
-          if (kRowPointersInLocals) {
-            ReadGradOutAndInput<kData>(go_row[r], x_row[r], at, c1, full, go, x);
-          } else {
-            ReadGradOutAndInput<kData>(rows.grad_out + r * rows.grad_out_step, rows.input + r * rows.input_step, at, c1, full, go,
-                                       x);
-          }
+          const char *const go_at = kRowPointersInLocals ? go_row[r] : rows.grad_out + r * rows.grad_out_step;
+          const char *const x_at = kRowPointersInLocals ? x_row[r] : rows.input + r * rows.input_step;
+          ReadGradOutAndInput<kData>(go_at, x_at, at, c1, full, go, x);
           accumulate_row(r, at, w[b], pw[b], pb[b]);
         }
       }
