@@ -465,8 +465,9 @@ template <ElementType kData, bool kHasWeight, bool kColumnSums>
 class RowPasses {
  public:
   // Rows whose group holds at most this many columns keep each row's g and xhat from pass 1 for
-  // pass 2 (a stack buffer of 16 KiB at most), which then neither reads gradOut and input again nor
-  // converts or multiplies them: 4 instead of 7 operations a vector, and no conversions. Same bits.
+  // pass 2 (a stack buffer of 16 KiB at most; FLOAT rows xhat alone, kKeepsXhatOnly), which then
+  // neither reads gradOut and input again nor converts or multiplies them: 4 instead of 7
+  // operations a vector, and no conversions. Same bits.
   // Intel Xeon (Emerald Rapids), two threads, alternating builds call by call in a slow hour:
   // (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 -> 3.10 (18 of 20),
   // FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster, (262144, 128)
@@ -474,6 +475,19 @@ class RowPasses {
   // session of 2026-12-03) keeping them had measured no faster; on Zen 5 and Zen 4 most rows taken
   // alone measured faster unkept (lnb::KeepsRowAlone).
   static constexpr int64_t kKeptFloats = 2048;
+
+  // FLOAT rows keep xhat alone; pass 2 multiplies gradOut (still in L1) by the weight again for g,
+  // the same multiply as pass 1's, so the same bits. Zen 4 stores a 64-byte vector in two cycles
+  // (one 32-byte store a cycle; a loop of the instructions alone, outside the repo), and pass 1 of
+  // a kept group of 4 rows stored 10 vectors for every 4 row blocks (8 of them kept g and xhat):
+  // its store port bound it. Thirty-first session, bench/ab_builds, builds in both orders, pairs
+  // faster: in cache (64, 256) 83 and 88 % of 20,000 (fastest call 4.9 -> 4.7 us), (128, 128) 97
+  // and 84 % (medians 9.6 -> 8.7 us), (256, 64) and (1024, 128) even (52-54 %); from memory
+  // (262144, 128) 22 and 18 of 30 (medians 12.6 -> 12.2 ms, 10.5 -> 10.1), (98304, 64) even (14
+  // and 13 of 30). 16-bit rows keep both: their gradOut would be widened again, and BF16 (64, 256)
+  // measured slower keeping xhat alone (2 and 28 % of 20,000 pairs), (262144, 128) BF16 11 and 6
+  // of 20, where (65536, 512) FLOAT16 gained (17 and 12 of 20). Other CPUs unmeasured.
+  static constexpr bool kKeepsXhatOnly = kData == ElementType::kFloat32;
 
   // BF16 on targets below AVX-512 (its rounding to BF16 in integer operations) keeps pass 2 row by
   // row and all of the next rows' fetch in pass 2: AVX2 on the Xeon (ACLNN_HOST_ISA=avx2),
@@ -517,7 +531,8 @@ class RowPasses {
   // The same for kRows consecutive rows m, m + 1, ... (the first kRows of `rows`) at once, into vectors: a
   // block of the weight and of the column partials is loaded once for the group and each row's
   // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
-  // kKeep: row r's g and xhat also go to kept + 2 * r * kept_cols and kept_cols further on.
+  // kKeep: row r's g (unless kKeepsXhatOnly) and xhat also go to kept + 2 * r * kept_cols and
+  // kept_cols further on.
   // first_halves: rows whose first halves are fetched meanwhile (FetchNextHalf; nullptr: none;
   // Rows says why).
   template <int kRows, bool kKeep = false>
@@ -567,7 +582,7 @@ class RowPasses {
                                                   kKeep ? &g[v] : nullptr, kKeep ? &xhat[v] : nullptr);
       }
       if (kKeep) {
-        StoreBlock<ElementType::kFloat32>(g, kept + 2 * r * kept_cols, n);
+        if (!kKeepsXhatOnly) StoreBlock<ElementType::kFloat32>(g, kept + 2 * r * kept_cols, n);
         StoreBlock<ElementType::kFloat32>(xhat, kept + (2 * r + 1) * kept_cols, n);
       }
     };
@@ -630,7 +645,8 @@ class RowPasses {
   // meanwhile (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic
   // waits behind its own first read from memory. row_means: per row its means of g and g * xhat;
   // stream: write whole lines of gradInput with non-temporal stores (which, below); kept: the rows'
-  // g and xhat as pass 1 left them (Sums' kKeep), read instead of gradOut and input;
+  // xhat and (unless kKeepsXhatOnly) g as pass 1 left them (Sums' kKeep), read instead of input
+  // (and gradOut);
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
   // first; Rows says why); rows_in_turn: each row's columns all before the next row's (kHalfGroups
   // only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
@@ -749,9 +765,21 @@ class RowPasses {
           #pragma GCC unroll 8
           for (int64_t b = 0; b < kCount; ++b) {
             BlockVec g[kBlockVecs], xhat[kBlockVecs];
-            // The kept rows are whole blocks long (pass 1 stores padded ones): only a block that a
-            // head moved off their blocks may end past them.
-            if (full || n + kBlockLanes <= kept_cols) {
+            if (kKeepsXhatOnly) {  // g from gradOut and the weight again
+              BlockVec go[kBlockVecs], w[kBlockVecs];
+              if (full) {
+                LoadBlock<kData>(go_row[r], n + b * kBlockLanes, go);
+                if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w);
+                LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
+              } else {
+                ReadBlock<kData>(go_row[r], n, end, go);
+                if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, end, w);
+                ReadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n, end, xhat);
+              }
+              for (int64_t v = 0; v < kBlockVecs; ++v) g[v] = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
+            } else if (full || n + kBlockLanes <= kept_cols) {
+              // The kept rows are whole blocks long (pass 1 stores padded ones): only a block that a
+              // head moved off their blocks may end past them.
               LoadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n + b * kBlockLanes, g);
               LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
             } else {
