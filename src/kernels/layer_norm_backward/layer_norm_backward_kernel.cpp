@@ -485,8 +485,9 @@ class RowPasses {
   // and 84 % (medians 9.6 -> 8.7 us), (256, 64) and (1024, 128) even (52-54 %); from memory
   // (262144, 128) 22 and 18 of 30 (medians 12.6 -> 12.2 ms, 10.5 -> 10.1), (98304, 64) even (14
   // and 13 of 30). 16-bit rows keep both: their gradOut would be widened again, and BF16 (64, 256)
-  // measured slower keeping xhat alone (2 and 28 % of 20,000 pairs), (262144, 128) BF16 11 and 6
-  // of 20, where (65536, 512) FLOAT16 gained (17 and 12 of 20). Other CPUs unmeasured.
+  // measured slower on balance keeping xhat alone (2 % of 20,000 pairs with that build second, 72 %
+  // with it first), (262144, 128) BF16 11 and 6 of 20, where (65536, 512) FLOAT16 gained (17 and
+  // 12 of 20). Other CPUs unmeasured.
   static constexpr bool kKeepsXhatOnly = kData == ElementType::kFloat32;
 
   // BF16 on targets below AVX-512 (its rounding to BF16 in integer operations) keeps pass 2 row by
