@@ -414,6 +414,13 @@ HWY_INLINE void ReadGradOutAndInput(const void *grad_out, const void *input, int
   }
 }
 
+// g = gradOut * weight, one vector: pass 1, pass 2 and the kept rows' pass 2 (which forms g
+// again) share this multiply, so that their bits agree.
+template <bool kHasWeight>
+HWY_INLINE BlockVec WeightedGrad(BlockVec go, BlockVec w) {
+  return kHasWeight ? hn::Mul(go, w) : go;
+}
+
 // One vector of a row's block, in pass 1: its share of the row's lane sums of g and g * xhat and,
 // with kColumnSums, of the column partials. Rows in memory and rows in columns both add through
 // here, so that their bits agree.
@@ -422,7 +429,7 @@ HWY_INLINE void AccumulateVector(BlockVec go, BlockVec x, BlockVec w, BlockVec m
                                  BlockVec *sum_gx, BlockVec *partial_w, BlockVec *partial_b, BlockVec *kept_g = nullptr,
                                  BlockVec *kept_xhat = nullptr) {
   const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
-  const auto g = kHasWeight ? hn::Mul(go, w) : go;
+  const auto g = WeightedGrad<kHasWeight>(go, w);
   if (kept_g != nullptr) {  // for pass 2 (RowPasses' kKeep)
     *kept_g = g;
     *kept_xhat = xhat;
@@ -445,7 +452,7 @@ template <bool kHasWeight>
 HWY_INLINE BlockVec GradInputVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec mean_g,
                                     BlockVec mean_gx) {
   const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
-  const auto g = kHasWeight ? hn::Mul(go, w) : go;
+  const auto g = WeightedGrad<kHasWeight>(go, w);
   return GradInputFromTerms(g, xhat, rstd, mean_g, mean_gx);
 }
 
@@ -467,7 +474,7 @@ class RowPasses {
   // Rows whose group holds at most this many columns keep each row's g and xhat from pass 1 for
   // pass 2 (a stack buffer of 16 KiB at most; FLOAT rows xhat alone, kKeepsXhatOnly), which then
   // neither reads gradOut and input again nor converts or multiplies them: 4 instead of 7
-  // operations a vector, and no conversions. Same bits.
+  // operations a vector (5 for FLOAT rows, whose g is formed again), and no conversions. Same bits.
   // Intel Xeon (Emerald Rapids), two threads, alternating builds call by call in a slow hour:
   // (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 -> 3.10 (18 of 20),
   // FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster, (262144, 128)
@@ -477,7 +484,7 @@ class RowPasses {
   static constexpr int64_t kKeptFloats = 2048;
 
   // FLOAT rows keep xhat alone; pass 2 multiplies gradOut (still in L1) by the weight again for g,
-  // the same multiply as pass 1's, so the same bits. Zen 4 stores a 64-byte vector in two cycles
+  // pass 1's multiply (WeightedGrad), so the same bits. Zen 4 stores a 64-byte vector in two cycles
   // (one 32-byte store a cycle; a loop of the instructions alone, outside the repo), and pass 1 of
   // a kept group of 4 rows stored 10 vectors for every 4 row blocks (8 of them kept g and xhat):
   // its store port bound it. Thirty-first session, bench/ab_builds, builds in both orders, pairs
@@ -777,7 +784,7 @@ class RowPasses {
                 if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, end, w);
                 ReadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n, end, xhat);
               }
-              for (int64_t v = 0; v < kBlockVecs; ++v) g[v] = kHasWeight ? hn::Mul(go[v], w[v]) : go[v];
+              for (int64_t v = 0; v < kBlockVecs; ++v) g[v] = WeightedGrad<kHasWeight>(go[v], w[v]);
             } else if (full || n + kBlockLanes <= kept_cols) {
               // The kept rows are whole blocks long (pass 1 stores padded ones): only a block that a
               // head moved off their blocks may end past them.
