@@ -205,6 +205,20 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
+// Whether the passes fetch the rows that follow while they work: not where the call's three row
+// operands together fit in half of a 1 MiB L2, where those rows are already in cache and the
+// fetches only take load slots (pass 2 of a kept group issued two a block beside its three loads).
+// Zen 4, one thread, in cache, bench/ab_builds both orders, pairs faster without them: (64, 256)
+// FLOAT 95 and 98 % of 20,000 (medians 4.7 -> 4.5 us), (128, 128) 77 and 78 %, (256, 64) 78 and
+// 88 %, (16, 4096) BF16 95 and 92 %, (64, 1024) BF16 79 and 97 %; even: (16, 4096) FLOAT 94 and 51 %,
+// (64, 256) BF16 53 and 39 %, (32, 2048) FLOAT16 54 and 40 %, (1, 1024) FLOAT. Calls from L3 or
+// memory need them: without them (kept rows only) (8192, 256) BF16, 4 MiB an operand, 718 -> 976 us
+// (3 and 2 % of 500 pairs), (262144, 128) BF16 7 and 1 of 30. Other CPUs unmeasured.
+inline bool FetchesNextRows(int64_t rows, int64_t cols, size_t element_size) {
+  constexpr int64_t kCachedCallBytes = int64_t{512} << 10;
+  return 3 * rows * cols * static_cast<int64_t>(element_size) > kCachedCallBytes;
+}
+
 // Whether pass 2 over a group of 4 FLOAT rows (RowPasses::kHalfGroups) takes the rows in turn,
 // each row's columns all before the next row's, rather than a line of each row at a time: rows of
 // up to 20 KiB, whose gradInput then streams out one row after another. Zen 5, two threads, alternating builds call by
@@ -518,7 +532,10 @@ class RowPasses {
   static constexpr int64_t kPass1TileBlocks = 4;
 
   RowPasses(const LayerNormBackwardArgs &args, float *partials)
-      : args_(args), weight_partials_(partials), bias_partials_(kColumnSums ? partials + lnb::PartialsStride(args.cols) : nullptr) {}
+      : args_(args),
+        weight_partials_(partials),
+        bias_partials_(kColumnSums ? partials + lnb::PartialsStride(args.cols) : nullptr),
+        fetches_next_rows_(lnb::FetchesNextRows(args.rows, args.cols, ElementSize(kData))) {}
 
   // Pass 1: row m's lane sums of g and g * xhat over the columns (into 16 floats each), and the
   // row's share of the column sums. Whole blocks straight from memory, then the zero-padded last
@@ -650,11 +667,11 @@ class RowPasses {
   // Always inlined: GCC stopped inlining it into Rows<1> once RunChunk grew, a call per row that
   // cost dense (262144, 128) FLOAT about 1-4 % (docs/PERFORMANCE.md, sixth session). Each block is
   // read before it is written, which keeps exact in-place use correct. Row r of `next` is fetched
-  // meanwhile (lnb::FetchesNextRowsIntoL2 says into which cache): otherwise each row's arithmetic
-  // waits behind its own first read from memory. row_means: per row its means of g and g * xhat;
-  // stream: write whole lines of gradInput with non-temporal stores (which, below); kept: the rows'
-  // xhat and (unless kKeepsXhatOnly) g as pass 1 left them (Sums' kKeep), read instead of input
-  // (and gradOut);
+  // meanwhile unless the call is in cache (lnb::FetchesNextRows; lnb::FetchesNextRowsIntoL2 says
+  // into which cache): otherwise each row's arithmetic waits behind its own first read from
+  // memory. row_means: per row its means of g and g * xhat; stream: write whole lines of gradInput
+  // with non-temporal stores (which, below); kept: the rows' xhat and (unless kKeepsXhatOnly) g as
+  // pass 1 left them (Sums' kKeep), read instead of input (and gradOut);
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
   // first; Rows says why); rows_in_turn: each row's columns all before the next row's (kHalfGroups
   // only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
@@ -705,6 +722,7 @@ class RowPasses {
       stream_row[r] = stream && (line_offset[r] + head[r] * kSize) % 64 == 0;
     }
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
+    const bool fetch_next = fetches_next_rows_;
     const int64_t row_bytes = args_.cols * kSize;
     constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
     // Row r's kCount blocks from n on stored; full: whole blocks, else the zero-padded block of the
@@ -723,7 +741,7 @@ class RowPasses {
       }
       if (fetch_second_halves) {
         FetchNextHalf<kRows>(next_go, next_x, r, n - head[r], row_bytes, true, rows_in_turn, into_l2);
-      } else {
+      } else if (fetch_next) {
         FetchForReading(next_go[r] + n * kSize, into_l2);
         FetchForReading(next_x[r] + n * kSize, into_l2);
       }
@@ -879,7 +897,7 @@ class RowPasses {
     // -> 4.63 (16 of 20); (16384, 5120) FLOAT 46.4 -> 36.5 (8 of 8; L3 warm), FLOAT16 36.7 ->
     // 33.2 and BF16 22.4 -> 20.7 (9 of 10 each); (1024, 32768) FLOAT 21.8 -> 18.5 (14 of 16; L3
     // warm). Not BF16 below AVX-512 (kBf16BelowAvx512).
-    const bool split_fetch = !kBf16BelowAvx512 && rows.grad_input != nullptr && !keep;
+    const bool split_fetch = !kBf16BelowAvx512 && rows.grad_input != nullptr && !keep && fetches_next_rows_;
     const lnb::RowBlock *const first_halves = split_fetch ? &next : nullptr;
     if (keep) {
       Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);  // one segment: cols <= kKeptFloats
@@ -946,6 +964,7 @@ class RowPasses {
   const LayerNormBackwardArgs &args_;
   float *weight_partials_;
   float *bias_partials_;
+  bool fetches_next_rows_;  // lnb::FetchesNextRows for the call
 };
 
 // Rows passed through pass 1 together: as many as 4 vectors of lanes (a target's registers
