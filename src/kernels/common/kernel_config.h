@@ -41,6 +41,11 @@ int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements);
 // writes, a third stream of memory traffic.
 inline bool StreamsOutput(int64_t bytes) { return bytes > (int64_t{8} << 20); }
 
+// Whether a call whose row operands take `bytes` together finds them in cache (half of a 1 MiB
+// L2), where software fetches of the rows it works on next would only take load slots: the kernels
+// fetch none then (the backward kernel's FetchesNextRows has the measurements).
+inline bool RowsInCache(int64_t bytes) { return bytes <= (int64_t{512} << 10); }
+
 // Bytes of each operand moved through a per-thread tile at a time (a view the kernels cannot
 // address row by row in place): three tiles stay in a 1 MiB L2, and a transposed view's columns
 // move in runs that long (docs/PERFORMANCE.md, fifth session of 2026-12-03).

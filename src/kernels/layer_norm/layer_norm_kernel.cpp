@@ -189,13 +189,15 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
   // 4.80 ms (15 of 16 pairs), BF16 13 of 16 faster; (16384, 5120) FLOAT 25.9 -> 21.7 (8 of 8),
   // FLOAT16 17.4 -> 15.5 (10 of 10), BF16 18.5 -> 17.4 (9 of 10); (1024, 32768) FLOAT16 7.57 ->
   // 7.27 (14 of 16), BF16 7.85 -> 7.31 (12 of 16); (32768, 1024) FLOAT 9 of 12; (8192, 768) even.
+  // None where the call is in cache (RowsInCache).
   constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kInput));
   const bool into_l2 = ln::FetchesNextRowsIntoL2(cols * kSize, ElementSize(kInput), args.config.vendor);
+  const bool fetch_next = !RowsInCache(args.rows * cols * static_cast<int64_t>(ElementSize(kInput) + ElementSize(args.out_type)));
   auto fetch_half = [&](int64_t n, bool second_half) HWY_ATTR __attribute__((always_inline)) {
     for (int r = 0; r < kRows; ++r) FetchHalfRow(next_rows + r * row_step, cols * kSize, n * kSize, second_half, true);
   };
   auto fetch_in_pass_1 = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
-    if (into_l2) fetch_half(n, false);
+    if (into_l2 && fetch_next) fetch_half(n, false);
   };
   SumRowBlocks<kInput, kRows>(cols, rows, row_step, deviation, fetch_in_pass_1, sums);
   for (int r = 0; r < kRows; ++r) {
@@ -213,6 +215,7 @@ HWY_INLINE void ComputeStatistics(const LayerNormArgs &args, const char *rows, i
     for (int64_t v = 0; v < vecs; ++v) x[v] = hn::Mul(x[v], x[v]);
   };
   auto fetch_in_pass_2 = [&](int64_t n) HWY_ATTR __attribute__((always_inline)) {
+    if (!fetch_next) return;
     if (into_l2) {
       fetch_half(n, true);
       return;

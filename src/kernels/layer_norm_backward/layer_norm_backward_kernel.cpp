@@ -206,8 +206,8 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
 }
 
 // Whether the passes fetch the rows that follow while they work: not where the call's three row
-// operands together fit in half of a 1 MiB L2, where those rows are already in cache and the
-// fetches only take load slots (pass 2 of a kept group issued two a block beside its three loads).
+// operands are in cache (RowsInCache), where the fetches only take load slots (pass 2 of a kept
+// group issued two a block beside its three loads).
 // Zen 4, one thread, in cache, bench/ab_builds both orders, pairs faster without them: (64, 256)
 // FLOAT 95 and 98 % of 20,000 (medians 4.7 -> 4.5 us), (128, 128) 77 and 78 %, (256, 64) 78 and
 // 88 %, (16, 4096) BF16 95 and 92 %, (64, 1024) BF16 79 and 97 %; even: (16, 4096) FLOAT 94 and 51 %,
@@ -215,8 +215,7 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
 // memory need them: without them (kept rows only) (8192, 256) BF16, 4 MiB an operand, 718 -> 976 us
 // (3 and 2 % of 500 pairs), (262144, 128) BF16 7 and 1 of 30. Other CPUs unmeasured.
 inline bool FetchesNextRows(int64_t rows, int64_t cols, size_t element_size) {
-  constexpr int64_t kCachedCallBytes = int64_t{512} << 10;
-  return 3 * rows * cols * static_cast<int64_t>(element_size) > kCachedCallBytes;
+  return !RowsInCache(3 * rows * cols * static_cast<int64_t>(element_size));
 }
 
 // Whether pass 2 over a group of 4 FLOAT rows (RowPasses::kHalfGroups) takes the rows in turn,
