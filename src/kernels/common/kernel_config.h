@@ -42,8 +42,10 @@ int ThreadsForWork(const KernelConfig &config, int64_t tasks, int64_t elements);
 inline bool StreamsOutput(int64_t bytes) { return bytes > (int64_t{8} << 20); }
 
 // Whether a call whose row operands take `bytes` together finds them in cache (half of a 1 MiB
-// L2), where software fetches of the rows it works on next would only take load slots: the kernels
-// fetch none then (the backward kernel's FetchesNextRows has the measurements).
+// L2), where software fetches of the rows it works on next would only take load slots: the row
+// passes of both kernels fetch no next rows then (the backward kernel's FetchesNextRows has the
+// measurements). The fetch of later runs' rows (RowsAhead, rows in short runs) and the columns
+// path's keep theirs: not measured in cache.
 inline bool RowsInCache(int64_t bytes) { return bytes <= (int64_t{512} << 10); }
 
 // Bytes of each operand moved through a per-thread tile at a time (a view the kernels cannot

@@ -413,18 +413,23 @@ HWY_INLINE void FoldSegment(BlockVec *sum_g, BlockVec *sum_gx, const BlockVec *s
   }
 }
 
-// The blocks of gradOut and input at n: whole, straight from memory, else the zero-padded blocks
-// of elements below end.
+// The block of `row` at n: whole, straight from memory, else the zero-padded block of the
+// elements below end.
+template <ElementType kType>
+HWY_INLINE void LoadOrReadBlock(const void *row, int64_t n, int64_t end, bool whole, BlockVec *out) {
+  if (whole) {
+    LoadBlock<kType>(row, n, out);
+  } else {
+    ReadBlock<kType>(row, n, end, out);
+  }
+}
+
+// The blocks of gradOut and input at n (LoadOrReadBlock).
 template <ElementType kData>
 HWY_INLINE void ReadGradOutAndInput(const void *grad_out, const void *input, int64_t n, int64_t end, bool whole, BlockVec *go,
                                     BlockVec *x) {
-  if (whole) {
-    LoadBlock<kData>(grad_out, n, go);
-    LoadBlock<kData>(input, n, x);
-  } else {
-    ReadBlock<kData>(grad_out, n, end, go);
-    ReadBlock<kData>(input, n, end, x);
-  }
+  LoadOrReadBlock<kData>(grad_out, n, end, whole, go);
+  LoadOrReadBlock<kData>(input, n, end, whole, x);
 }
 
 // g = gradOut * weight, one vector: pass 1, pass 2 and the kept rows' pass 2 (which forms g
@@ -624,7 +629,7 @@ class RowPasses {
             pb[b][v] = hn::LoadU(d, bias_partials + at + v * kBlockWidth);
           }
         }
-        if (kHasWeight) full ? LoadBlock<ElementType::kFloat32>(weight, at, w[b]) : ReadBlock<ElementType::kFloat32>(weight, at, c1, w[b]);
+        if (kHasWeight) LoadOrReadBlock<ElementType::kFloat32>(weight, at, c1, full, w[b]);
       }
       for (int64_t b = 0; b < kCount; ++b) {
         for (int r = 0; r < kRows && first_halves != nullptr && full; ++r) {
@@ -790,26 +795,20 @@ class RowPasses {
           #pragma GCC unroll 8
           for (int64_t b = 0; b < kCount; ++b) {
             BlockVec g[kBlockVecs], xhat[kBlockVecs];
+            const int64_t at = n + b * kBlockLanes;
+            const float *const kept_xhat = kept + (2 * r + 1) * kept_cols;
             if (kKeepsXhatOnly) {  // g from gradOut and the weight again
               BlockVec go[kBlockVecs], w[kBlockVecs];
-              if (full) {
-                LoadBlock<kData>(go_row[r], n + b * kBlockLanes, go);
-                if (kHasWeight) LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w);
-                LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
-              } else {
-                ReadBlock<kData>(go_row[r], n, end, go);
-                if (kHasWeight) ReadBlock<ElementType::kFloat32>(weight, n, end, w);
-                ReadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n, end, xhat);
-              }
+              LoadOrReadBlock<kData>(go_row[r], at, end, full, go);
+              if (kHasWeight) LoadOrReadBlock<ElementType::kFloat32>(weight, at, end, full, w);
+              LoadOrReadBlock<ElementType::kFloat32>(kept_xhat, at, end, full, xhat);
               for (int64_t v = 0; v < kBlockVecs; ++v) g[v] = WeightedGrad<kHasWeight>(go[v], w[v]);
-            } else if (full || n + kBlockLanes <= kept_cols) {
+            } else {
               // The kept rows are whole blocks long (pass 1 stores padded ones): only a block that a
               // head moved off their blocks may end past them.
-              LoadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n + b * kBlockLanes, g);
-              LoadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n + b * kBlockLanes, xhat);
-            } else {
-              ReadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, n, end, g);
-              ReadBlock<ElementType::kFloat32>(kept + (2 * r + 1) * kept_cols, n, end, xhat);
+              const bool whole = full || n + kBlockLanes <= kept_cols;
+              LoadOrReadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, at, end, whole, g);
+              LoadOrReadBlock<ElementType::kFloat32>(kept_xhat, at, end, whole, xhat);
             }
             for (int64_t v = 0; v < kBlockVecs; ++v) out[b][v] = GradInputFromTerms(g[v], xhat[v], rstd[r], mean_g[r], mean_gx[r]);
           }
@@ -819,13 +818,7 @@ class RowPasses {
       }
       BlockVec w[kCount][kBlockVecs];
       #pragma GCC unroll 8
-      for (int64_t b = 0; b < kCount && kHasWeight; ++b) {
-        if (full) {
-          LoadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, w[b]);
-        } else {
-          ReadBlock<ElementType::kFloat32>(weight, n, end, w[b]);
-        }
-      }
+      for (int64_t b = 0; b < kCount && kHasWeight; ++b) LoadOrReadBlock<ElementType::kFloat32>(weight, n + b * kBlockLanes, end, full, w[b]);
       BlockVec rows_out[kRows][kCount][kBlockVecs];
       #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) {
