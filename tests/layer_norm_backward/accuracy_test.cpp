@@ -432,8 +432,9 @@ TEST_F(AccuracyTest, RowGroupsGiveTheSameBitsWhereverTheyStart) {
 TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount) {
   // All three operands transposed, whole or channel-major: read and written in their columns'
   // order, in blocks of 4 chunks of 64 rows cut at batch ends (200-row batches), by 1 to 8
-  // threads on every target; ragged last blocks of columns (37, 100) and of rows (1200 = 4 blocks
-  // and 176 rows).
+  // threads on every target; ragged last blocks of columns (37, 100, 40) and of rows (1200 = 4
+  // blocks and 176 rows). 16-bit columns whose byte strides are multiples of 1 KiB (1,024 rows)
+  // take AVX-512's pass 1 in pairs of squares, those of 600 rows in single squares.
   for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {
     for (const int threads : {1, 2, 3, 8}) {
       SCOPED_TRACE(std::string("ACLNN_HOST_ISA=") + isa + " ACLNN_HOST_NUM_THREADS=" + std::to_string(threads));
@@ -442,10 +443,14 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
       ExpectStridedBitsEqualDense({6, 200, 37}, StridedRows::kChannelMajor, stream_, ACL_FLOAT16);
       ExpectStridedBitsEqualDense({1200, 100}, StridedRows::kTransposed, stream_, ACL_FLOAT);
       ExpectStridedBitsEqualDense({600, 48}, StridedRows::kTransposed, stream_, ACL_BF16);
+      ExpectStridedBitsEqualDense({1024, 40}, StridedRows::kTransposed, stream_, ACL_FLOAT16);
     }
   }
   unsetenv("ACLNN_HOST_ISA");
   unsetenv("ACLNN_HOST_NUM_THREADS");
+  // Pairs of squares (a 33 KiB stride) in chunks of 66 rows, blocks of 198, whose second piece of
+  // 70 rows ends in 6 rows that neither a pair nor a square covers.
+  ExpectStridedBitsEqualDense({16896, 40}, StridedRows::kTransposed, stream_, ACL_BF16);
   // Chunks of 1,055 rows (270,001 rows), each taken in two runs (at most 1,024 rows): the second
   // adds to the partials the first left.
   ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);

@@ -24,6 +24,7 @@
 #include "kernels/common/cache_fetch.h"
 #include "kernels/common/rows_ahead.h"
 #include "kernels/common/simd_convert-inl.h"
+#include "kernels/common/transpose-inl.h"
 #include "kernels/common/transpose.h"
 #include "kernels/layer_norm_backward/layer_norm_backward_kernel.h"
 
@@ -1183,6 +1184,64 @@ void RunSegment(const LayerNormBackwardArgs &args, const lnb::Task &task) {
   if (task.stream) hwy::FlushStream();
 }
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// A square of 16 x 16 16-bit elements transposed in eight 512-bit vectors, two rows a vector, so
+// that pass 1 adds its rows straight from registers (gradOut's and input's squares take 16 of
+// the 32) rather than through the tiles, whose stores and loads the memory's stream hid less
+// well. Vector j holds, 128-bit block by block, the square's columns j and 8 + j: its block 0
+// column j's first 8 elements, block 2 their other 8; blocks 1 and 3 likewise column 8 + j.
+struct WordSquare {
+  hn::Vec<hn::Full512<uint16_t>> columns[8];
+};
+
+// The 16 x 16 square at src (rows stride elements apart): rows r and r + 8 in one vector, each
+// block then transposed as 8 x 8.
+HWY_INLINE void LoadWordSquare(const uint16_t *src, int64_t stride, WordSquare *square) {
+  const hn::Full512<uint16_t> d;
+  const hn::Full256<uint16_t> d_half;
+  hn::Vec<decltype(d)> rows[8];
+  for (int64_t r = 0; r < 8; ++r) rows[r] = hn::Combine(d, hn::LoadU(d_half, src + (r + 8) * stride), hn::LoadU(d_half, src + r * stride));
+  TransposeWithinBlocks(d, rows, square->columns);
+}
+
+// The two 16 x 16 squares side by side at src (rows stride elements apart, 64 bytes of each): each
+// row's line loaded once, its halves going to the two squares.
+HWY_INLINE void LoadWordSquarePair(const uint16_t *src, int64_t stride, WordSquare *pair) {
+  const hn::Full512<uint16_t> d;
+  hn::Vec<decltype(d)> lines[16], first[8], second[8];
+  for (int64_t r = 0; r < 16; ++r) lines[r] = hn::LoadU(d, src + r * stride);
+  for (int64_t r = 0; r < 8; ++r) {
+    first[r] = hn::ConcatLowerLower(d, lines[r + 8], lines[r]);
+    second[r] = hn::ConcatUpperUpper(d, lines[r + 8], lines[r]);
+  }
+  TransposeWithinBlocks(d, first, pair[0].columns);
+  TransposeWithinBlocks(d, second, pair[1].columns);
+}
+
+// Column k of the square (row k of the transposed one) as floats, the same bits as LoadBlock of
+// it from memory: one word permutation gathers its 16 elements (element i: from block 0 for k < 8,
+// block 1 for k >= 8, for i < 8; blocks 2 and 3 for i >= 8), for BF16 into the high halves of
+// 32-bit lanes (the low halves zeroed), for FLOAT16 into the low 256 bits, widened by F16C.
+template <ElementType T>
+HWY_INLINE BlockVec SquareColumnAsFloat(const WordSquare &square, int64_t k) {
+  const __m512i column = square.columns[k % 8].raw;
+  if constexpr (T == ElementType::kBFloat16) {
+    const __m512i source = k < 8 ? _mm512_set_epi16(23, 23, 22, 22, 21, 21, 20, 20, 19, 19, 18, 18, 17, 17, 16, 16, 7, 7, 6, 6, 5, 5, 4, 4,
+                                                    3, 3, 2, 2, 1, 1, 0, 0)
+                                 : _mm512_set_epi16(31, 31, 30, 30, 29, 29, 28, 28, 27, 27, 26, 26, 25, 25, 24, 24, 15, 15, 14, 14, 13,
+                                                    13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
+    return BlockVec{_mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, source, column))};
+  } else {
+    static_assert(T == ElementType::kFloat16, "16-bit elements");
+    const __m512i source = k < 8 ? _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 22, 21, 20, 19, 18, 17, 16, 7, 6,
+                                                    5, 4, 3, 2, 1, 0)
+                                 : _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 30, 29, 28, 27, 26, 25, 24, 15, 14,
+                                                    13, 12, 11, 10, 9, 8);
+    return BlockVec{_mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(source, column)))};
+  }
+}
+#endif
+
 // Pass 1's pieces in the order it takes them (a run's pieces of the 16 columns from n0 on, then
 // the next 16 columns'), fetched into L2 kColumnFetchPiecesAhead pieces ahead of the one pass 1
 // works on, a line of gradOut and one of input with every FLOAT row pass 1 adds, every second
@@ -1256,7 +1315,8 @@ class ColumnPieceFetch {
 // Rows [a, b) of one batch of operands in columns (lnb::InColumns), the first of them in chunk
 // first_chunk, whose partials are at `partials`, with the same operations in the same order as
 // rows in memory get (RowPasses): pass 1 moves 16 columns, a piece of their runs at a time, into
-// the tiles, row after row of 16 lanes (the last block zero-padded as a row's is), and adds each
+// the tiles, row after row of 16 lanes (the last block zero-padded as a row's is; AVX-512 takes
+// 16-bit squares of 16 rows from registers instead, WordSquare), and adds each
 // row's block to its lane sums, kept in scratch between blocks, and to the column partials of its
 // chunk; pass 2 writes gradInput column by column, a vector of rows at a time.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
@@ -1310,11 +1370,8 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     };
     for (int64_t p0 = 0; p0 < count; p0 += piece_rows) {
       const int64_t p1 = std::min(p0 + piece_rows, count);
-      Transpose(go + (n0 * go_stride + p0) * size, go_stride, width, p1 - p0, scratch.grad_out_tile, kBlockLanes,
-                ElementSize(kData), TransposeFar::kSource, args.config.isa);
-      Transpose(x + (n0 * x_stride + p0) * size, x_stride, width, p1 - p0, scratch.input_tile, kBlockLanes, ElementSize(kData),
-                TransposeFar::kSource, args.config.isa);
-      for (int64_t i = p0; i < p1; ++i) {
+      // Row i's block (its 16 columns from n0 on) added to its lane sums and its chunk's partials.
+      auto add_row = [&](int64_t i, const BlockVec *go_block, const BlockVec *x_block) HWY_ATTR __attribute__((always_inline)) {
         if (kColumnSums && a + i == next_chunk_row) {
           if (i > 0) {
             store_partials();
@@ -1329,9 +1386,6 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
           }
         }
         if ((i - p0) % kRowsPerFetchedLine == 0) fetch.Line();
-        BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
-        LoadBlock<kData>(scratch.grad_out_tile, (i - p0) * kBlockLanes, go_block);
-        LoadBlock<kData>(scratch.input_tile, (i - p0) * kBlockLanes, x_block);
         const auto mean = hn::Set(d, scratch.mean[i]), rstd = hn::Set(d, scratch.rstd[i]);
         float *const row_g = lanes_g + i * kBlockLanes, *const row_gx = lanes_gx + i * kBlockLanes;
         for (int64_t v = 0; v < kBlockVecs; ++v) {
@@ -1339,6 +1393,57 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
           AccumulateVector<kHasWeight, kColumnSums>(go_block[v], x_block[v], w[v], mean, rstd, &sum_g, &sum_gx, &pw[v], &pb[v]);
           hn::StoreU(sum_g, d, row_g + v * kBlockWidth);
           hn::StoreU(sum_gx, d, row_gx + v * kBlockWidth);
+        }
+      };
+      int64_t i = p0;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      if constexpr (kData != ElementType::kFloat32) {
+        if (width == kBlockLanes) {
+          // Rows first .. first + 16, the squares' columns.
+          auto add_square = [&](int64_t first, const WordSquare &go_square, const WordSquare &x_square)
+                                HWY_ATTR __attribute__((always_inline)) {
+            for (int64_t k = 0; k < kBlockLanes; ++k) {
+              const BlockVec go_block[1] = {SquareColumnAsFloat<kData>(go_square, k)}, x_block[1] = {SquareColumnAsFloat<kData>(x_square, k)};
+              add_row(first + k, go_block, x_block);
+            }
+          };
+          const uint16_t *const go_words = reinterpret_cast<const uint16_t *>(go), *const x_words = reinterpret_cast<const uint16_t *>(x);
+          // Columns a multiple of kCrowdingStrideBytes apart put a square's 16 lines into at most
+          // 4 of L1's 64 sets (8 ways each), where gradOut's and input's 32 evict each other before
+          // the square beside them comes back for the lines' other halves: there pairs of squares
+          // take each line once (spilling some of their 32 vectors). Two threads, alternating
+          // builds, against the tiles: (4096, 4096) BF16 transposed, 8 KiB apart, 5.87 -> 5.45 ms
+          // with pairs (14 of 16 pairs) but 5.96 -> 6.41 with single squares (2 of 24); (4000,
+          // 4096), 8,000 bytes apart, 5.83 -> 5.54 with single squares (12 of 16), 6.35 -> 6.92
+          // with pairs (6 of 16).
+          constexpr int64_t kCrowdingStrideBytes = 1024;
+          const bool crowded_sets = (go_stride * size) % kCrowdingStrideBytes == 0 || (x_stride * size) % kCrowdingStrideBytes == 0;
+          for (; crowded_sets && i + 2 * kBlockLanes <= p1; i += 2 * kBlockLanes) {
+            WordSquare go_pair[2], x_pair[2];
+            LoadWordSquarePair(go_words + n0 * go_stride + i, go_stride, go_pair);
+            LoadWordSquarePair(x_words + n0 * x_stride + i, x_stride, x_pair);
+            add_square(i, go_pair[0], x_pair[0]);
+            add_square(i + kBlockLanes, go_pair[1], x_pair[1]);
+          }
+          for (; i + kBlockLanes <= p1; i += kBlockLanes) {
+            WordSquare go_square, x_square;
+            LoadWordSquare(go_words + n0 * go_stride + i, go_stride, &go_square);
+            LoadWordSquare(x_words + n0 * x_stride + i, x_stride, &x_square);
+            add_square(i, go_square, x_square);
+          }
+        }
+      }
+#endif
+      if (i < p1) {  // rows no square covers, or every row where no square is transposed in registers
+        Transpose(go + (n0 * go_stride + i) * size, go_stride, width, p1 - i, scratch.grad_out_tile, kBlockLanes,
+                  ElementSize(kData), TransposeFar::kSource, args.config.isa);
+        Transpose(x + (n0 * x_stride + i) * size, x_stride, width, p1 - i, scratch.input_tile, kBlockLanes, ElementSize(kData),
+                  TransposeFar::kSource, args.config.isa);
+        for (const int64_t first = i; i < p1; ++i) {
+          BlockVec go_block[kBlockVecs], x_block[kBlockVecs];
+          LoadBlock<kData>(scratch.grad_out_tile, (i - first) * kBlockLanes, go_block);
+          LoadBlock<kData>(scratch.input_tile, (i - first) * kBlockLanes, x_block);
+          add_row(i, go_block, x_block);
         }
       }
       fetch.FinishPiece();
