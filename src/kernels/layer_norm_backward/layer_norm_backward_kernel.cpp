@@ -727,7 +727,7 @@ class RowPasses {
       stream_row[r] = stream && (line_offset[r] + head[r] * kSize) % 64 == 0;
     }
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
-    const bool fetch_next = fetches_next_rows_;
+    const bool fetch_next = fetches_next_rows_;  // a local: the vector stores below may alias the member
     const int64_t row_bytes = args_.cols * kSize;
     constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
     // Row r's kCount blocks from n on stored; full: whole blocks, else the zero-padded block of the
@@ -1230,7 +1230,7 @@ HWY_INLINE BlockVec SquareColumnAsFloat(const WordSquare &square, int64_t k) {
                                                     3, 3, 2, 2, 1, 1, 0, 0)
                                  : _mm512_set_epi16(31, 31, 30, 30, 29, 29, 28, 28, 27, 27, 26, 26, 25, 25, 24, 24, 15, 15, 14, 14, 13,
                                                     13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
-    return BlockVec{_mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, source, column))};
+    return Bf16WordsToFloat(column, source);
   } else {
     static_assert(T == ElementType::kFloat16, "16-bit elements");
     const __m512i source = k < 8 ? _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 22, 21, 20, 19, 18, 17, 16, 7, 6,
@@ -1331,6 +1331,18 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const float *const weight = static_cast<const float *>(args.weight);
   const int64_t piece_rows = lnb::ColumnPieceRows(ElementSize(kData));
   ColumnPieceFetch fetch(go, go_stride * size, x, x_stride * size, cols, count * size, piece_rows * size);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // 16-bit squares (WordSquare): columns a multiple of kCrowdingStrideBytes apart put a square's
+  // 16 lines into at most 4 of L1's 64 sets (8 ways each), where gradOut's and input's 32 evict
+  // each other before the square beside them comes back for the lines' other halves: there pairs
+  // of squares take each line once (spilling some of their 32 vectors). Two threads, alternating
+  // builds, against the tiles: (4096, 4096) BF16 transposed, 8 KiB apart, 5.87 -> 5.45 ms with
+  // pairs (14 of 16 pairs) but 5.96 -> 6.41 with single squares (2 of 24); (4000, 4096), 8,000
+  // bytes apart, 5.83 -> 5.54 with single squares (12 of 16), 6.35 -> 6.92 with pairs (6 of 16).
+  constexpr int64_t kCrowdingStrideBytes = 1024;
+  const bool crowded_sets = (go_stride * size) % kCrowdingStrideBytes == 0 || (x_stride * size) % kCrowdingStrideBytes == 0;
+  const uint16_t *const go_words = reinterpret_cast<const uint16_t *>(go), *const x_words = reinterpret_cast<const uint16_t *>(x);
+#endif
   // A piece holds 16 columns of piece_rows * size / 64 lines: one line of each operand per row
   // (FLOAT) or per two rows (16-bit) fetches it over its rows.
   constexpr int64_t kRowsPerFetchedLine = 4 / static_cast<int64_t>(ElementSize(kData));
@@ -1407,17 +1419,6 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
               add_row(first + k, go_block, x_block);
             }
           };
-          const uint16_t *const go_words = reinterpret_cast<const uint16_t *>(go), *const x_words = reinterpret_cast<const uint16_t *>(x);
-          // Columns a multiple of kCrowdingStrideBytes apart put a square's 16 lines into at most
-          // 4 of L1's 64 sets (8 ways each), where gradOut's and input's 32 evict each other before
-          // the square beside them comes back for the lines' other halves: there pairs of squares
-          // take each line once (spilling some of their 32 vectors). Two threads, alternating
-          // builds, against the tiles: (4096, 4096) BF16 transposed, 8 KiB apart, 5.87 -> 5.45 ms
-          // with pairs (14 of 16 pairs) but 5.96 -> 6.41 with single squares (2 of 24); (4000,
-          // 4096), 8,000 bytes apart, 5.83 -> 5.54 with single squares (12 of 16), 6.35 -> 6.92
-          // with pairs (6 of 16).
-          constexpr int64_t kCrowdingStrideBytes = 1024;
-          const bool crowded_sets = (go_stride * size) % kCrowdingStrideBytes == 0 || (x_stride * size) % kCrowdingStrideBytes == 0;
           for (; crowded_sets && i + 2 * kBlockLanes <= p1; i += 2 * kBlockLanes) {
             WordSquare go_pair[2], x_pair[2];
             LoadWordSquarePair(go_words + n0 * go_stride + i, go_stride, go_pair);
