@@ -451,6 +451,8 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   // Pairs of squares (a 33 KiB stride) in chunks of 66 rows, blocks of 198, whose second piece of
   // 70 rows ends in 6 rows that neither a pair nor a square covers.
   ExpectStridedBitsEqualDense({16896, 40}, StridedRows::kTransposed, stream_, ACL_BF16);
+  // Over 8 MiB of BF16 gradInput, streamed a line (two blocks of a column's rows) at a time.
+  ExpectStridedBitsEqualDense({4608, 1024}, StridedRows::kTransposed, stream_, ACL_BF16);
   // Chunks of 1,055 rows (270,001 rows), each taken in two runs (at most 1,024 rows): the second
   // adds to the partials the first left.
   ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);
