@@ -25,6 +25,19 @@ void ParallelFor(int64_t count, int threads, Body body) {
   for (int64_t i = 0; i < count; ++i) body(i, omp_get_thread_num());
 }
 
+// ParallelFor with each thread taking the next i no thread has taken yet, one at a time, so that
+// the threads work on neighbouring i together (the operands in columns read and write neighbouring
+// runs of each column together) and one that runs slower leaves the rest to the others.
+template <typename Body>
+void ParallelForInTurn(int64_t count, int threads, Body body) {
+  if (threads <= 1 || count <= 1) {
+    for (int64_t i = 0; i < count; ++i) body(i, 0);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int64_t i = 0; i < count; ++i) body(i, omp_get_thread_num());
+}
+
 // Which of a ParallelTeam's threads runs a body, among how many, and where they meet.
 struct Team {
   int worker = 0, workers = 1;
