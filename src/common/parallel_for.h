@@ -15,12 +15,17 @@
 
 namespace aclhost {
 
+// The loop on the caller alone where one thread does all: true if it ran.
+template <typename Body>
+bool RunAlone(int64_t count, int threads, Body &body) {
+  if (threads > 1 && count > 1) return false;
+  for (int64_t i = 0; i < count; ++i) body(i, 0);
+  return true;
+}
+
 template <typename Body>
 void ParallelFor(int64_t count, int threads, Body body) {
-  if (threads <= 1 || count <= 1) {
-    for (int64_t i = 0; i < count; ++i) body(i, 0);
-    return;
-  }
+  if (RunAlone(count, threads, body)) return;
 #pragma omp parallel for schedule(guided) num_threads(threads)
   for (int64_t i = 0; i < count; ++i) body(i, omp_get_thread_num());
 }
@@ -30,10 +35,7 @@ void ParallelFor(int64_t count, int threads, Body body) {
 // runs of each column together) and one that runs slower leaves the rest to the others.
 template <typename Body>
 void ParallelForInTurn(int64_t count, int threads, Body body) {
-  if (threads <= 1 || count <= 1) {
-    for (int64_t i = 0; i < count; ++i) body(i, 0);
-    return;
-  }
+  if (RunAlone(count, threads, body)) return;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t i = 0; i < count; ++i) body(i, omp_get_thread_num());
 }
