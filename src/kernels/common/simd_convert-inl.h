@@ -302,6 +302,27 @@ HWY_INLINE void StoreBlockPair(const BlockVec *first, const BlockVec *second, vo
   StoreBlock<T, kStream>(second, row, n + kBlockLanes);
 }
 
+// Blocks of T a 64-byte line holds (1 FLOAT, 2 16-bit): what StoreBlockPair writes at once.
+constexpr int64_t LineBlocks(ElementType T) { return 64 / (kBlockLanes * static_cast<int64_t>(ElementSize(T))); }
+
+// StoreBlock and StoreBlockPair streamed or not as `stream` says at run time.
+template <ElementType T>
+HWY_INLINE void StoreBlockStreamedIf(bool stream, const BlockVec *values, void *row, int64_t n) {
+  if (stream) {
+    StoreBlock<T, true>(values, row, n);
+  } else {
+    StoreBlock<T>(values, row, n);
+  }
+}
+template <ElementType T>
+HWY_INLINE void StoreBlockPairStreamedIf(bool stream, const BlockVec *first, const BlockVec *second, void *row, int64_t n) {
+  if (stream) {
+    StoreBlockPair<T, true>(first, second, row, n);
+  } else {
+    StoreBlockPair<T>(first, second, row, n);
+  }
+}
+
 // Writes the block that starts at column n, rounding to T; only columns below cols are touched.
 template <ElementType T>
 HWY_INLINE void WriteBlock(const BlockVec *values, void *row, int64_t n, int64_t cols) {

@@ -747,7 +747,7 @@ class RowPasses {
     const bool into_l2 = lnb::FetchesNextRowsIntoL2(args_.cols, ElementSize(kData), args_.config.vendor);
     const bool fetch_next = fetches_next_rows_;  // a local: the vector stores below may alias the member
     const int64_t row_bytes = args_.cols * kSize;
-    constexpr int64_t kLineBlocks = 64 / (kBlockLanes * kSize);  // blocks a line of gradInput holds
+    constexpr int64_t kLineBlocks = LineBlocks(kData);  // blocks a line of gradInput holds
     // Row r's kCount blocks from n on stored; full: whole blocks, else the zero-padded block of the
     // elements below end (the head's or the rows' last). The line of its next row at n is fetched
     // first. A BF16 line (two blocks) is rounded by one instruction and written by one store
@@ -769,20 +769,10 @@ class RowPasses {
         FetchForReading(next_x[r] + n * kSize, into_l2);
       }
       if constexpr (kCount == 2 && kData == ElementType::kBFloat16) {
-        if (stream_row[r]) {
-          StoreBlockPair<kData, true>(out[0], out[1], grad_input_row[r], n);
-        } else {
-          StoreBlockPair<kData>(out[0], out[1], grad_input_row[r], n);
-        }
+        StoreBlockPairStreamedIf<kData>(stream_row[r], out[0], out[1], grad_input_row[r], n);
       } else {
         #pragma GCC unroll 8
-        for (int64_t b = 0; b < kCount; ++b) {
-          if (kLine && stream_row[r]) {
-            StoreBlock<kData, true>(out[b], grad_input_row[r], n + b * kBlockLanes);
-          } else {
-            StoreBlock<kData>(out[b], grad_input_row[r], n + b * kBlockLanes);
-          }
-        }
+        for (int64_t b = 0; b < kCount; ++b) StoreBlockStreamedIf<kData>(kLine && stream_row[r], out[b], grad_input_row[r], n + b * kBlockLanes);
       }
     };
     // kCount blocks from n on of every row (row_tag: AllRows) or of one row (row_tag: that row's
@@ -1524,7 +1514,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     // (32, 3136, 128) FLOAT 6.04 -> 5.46 ms (8 of 10 pairs), 5.11 -> 4.58 (9 of 10), 5.06 -> 4.40
     // (10 of 10). 16-bit runs (a block half a line, written by two streaming stores) measured even
     // or slower so: BF16 3.83 -> 4.01 ms (2 of 10), (64, 3136, 256) 9.31 -> 9.36 (5 of 8).
-    constexpr bool kBlockIsLine = kBlockLanes * ElementSize(kData) == 64;
+    constexpr bool kBlockIsLine = LineBlocks(kData) == 1;
     const int64_t line_offset = lnb::LineOffset(gi_column);
     const int64_t head = kBlockIsLine && stream && line_offset % size == 0 ? std::min(count, lnb::ElementsToLine(line_offset, size)) : 0;
     const bool stream_column = stream && (line_offset + head * size) % 64 == 0;
@@ -1554,21 +1544,15 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
         }
       }
       if constexpr (kBlocks == 2) {
-        if (stream_column) {
-          StoreBlockPair<kData, true>(out[0], out[1], gi_column, i);
-        } else {
-          StoreBlockPair<kData>(out[0], out[1], gi_column, i);
-        }
+        StoreBlockPairStreamedIf<kData>(stream_column, out[0], out[1], gi_column, i);
       } else if (!whole) {
         WriteBlock<kData>(out[0], gi_column, i, end);
-      } else if (stream_column) {
-        StoreBlock<kData, true>(out[0], gi_column, i);
       } else {
-        StoreBlock<kData>(out[0], gi_column, i);
+        StoreBlockStreamedIf<kData>(stream_column, out[0], gi_column, i);
       }
     };
     using One = std::integral_constant<int64_t, 1>;
-    using Line = std::integral_constant<int64_t, 64 / (kBlockLanes * ElementSize(kData))>;
+    using Line = std::integral_constant<int64_t, LineBlocks(kData)>;
     if (head > 0) rows_blocks(One(), 0, head, false);
     int64_t i = head;
     for (; i + Line::value * kBlockLanes <= count; i += Line::value * kBlockLanes) rows_blocks(Line(), i, count, true);
