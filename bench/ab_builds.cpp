@@ -6,7 +6,7 @@
 // different bandwidths; alternating single calls does not.
 //
 // usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward]
-//                  [transposed|sequence_first|heads [batches=B]] [output_offset=BYTES]
+//                  [transposed|sequence_first|heads [batches=B]] [output_offset=BYTES] [cold|warm]
 //   LIBDIR_*: a build's lib64 (build/lib64, or a worktree's of another commit)
 //   the row operands (gradOut, input, gradInput; the forward's input and out) are, instead of
 //   dense [M, N] tensors:
@@ -22,7 +22,8 @@
 //   time of the whole user call sequence (phase 1, phase 2, aclrtSynchronizeStream) and in how
 //   many pairs B was the faster. Calls of 8 MiB or more start with their operands out of the
 //   caches, as the benchmarks' do (CacheEvictor; until 2026-12-04's twelfth session, every call
-//   ran back to back).
+//   ran back to back); cold or warm makes every call start cold, or run back to back, whatever
+//   its size.
 //
 // Each build has its own OpenMP thread team; OMP_WAIT_POLICY=passive (unless set) keeps one team
 // from spinning on the cores while the other works (with spinning teams, an A/A run of one build
@@ -303,9 +304,12 @@ int main(int argc, char **argv) {
   bool forward = false, known_options = true;
   RowsView view = RowsView::kDense;
   int64_t batches = 1, output_offset = 0;
+  int caches = -1;  // 1: every call cold, 0: warm, back to back; -1: by the call's bytes (kWarmCaseBytes)
   for (int arg = 7; arg < argc; ++arg) {
     if (std::strcmp(argv[arg], "forward") == 0) {
       forward = true;
+    } else if (std::strcmp(argv[arg], "cold") == 0 || std::strcmp(argv[arg], "warm") == 0) {
+      caches = argv[arg][0] == 'c' ? 1 : 0;
     } else if (std::strcmp(argv[arg], "transposed") == 0) {
       view = RowsView::kTransposed;
     } else if (std::strcmp(argv[arg], "sequence_first") == 0) {
@@ -323,7 +327,7 @@ int main(int argc, char **argv) {
   if (argc < 7 || !known_options) {
     std::fprintf(stderr,
                  "usage: ab_builds LIBDIR_A LIBDIR_B M N fp32|fp16|bf16 PAIRS [forward] "
-                 "[transposed|sequence_first|heads [batches=B]] [output_offset=BYTES]\n");
+                 "[transposed|sequence_first|heads [batches=B]] [output_offset=BYTES] [cold|warm]\n");
     return 2;
   }
   const int64_t rows = std::atoll(argv[3]), cols = std::atoll(argv[4]);
@@ -357,7 +361,9 @@ int main(int argc, char **argv) {
   int b_faster = 0;
   CacheEvictor evictor;
   const double element_bytes = dtype == ACL_FLOAT ? 4.0 : 2.0;
-  const bool cold = aclhost::bench::EffectiveBytes(static_cast<double>(rows * cols), element_bytes, forward) >= aclhost::bench::kWarmCaseBytes;
+  const bool cold = caches >= 0 ? caches == 1
+                                : aclhost::bench::EffectiveBytes(static_cast<double>(rows * cols), element_bytes, forward) >=
+                                      aclhost::bench::kWarmCaseBytes;
   for (int pair = 0; pair < pairs; ++pair) {
     double time[2];
     for (int turn = 0; turn < 2; ++turn) {

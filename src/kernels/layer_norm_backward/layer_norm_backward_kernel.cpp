@@ -973,8 +973,8 @@ class RowPasses {
 // pass 1 (two rows, the weight and two rows of partials, float32) already overflows L1, which a
 // group would otherwise push short rows out of. And rows whose arithmetic, not memory, bounds
 // them, where a group loads and stores each block of the weight and the column partials once for
-// its rows: 16-bit rows of up to 256 columns, and rows of up to 2 KiB when an operand is at most
-// 4 MiB (the call's rows come from cache).
+// its rows: 16-bit rows of up to 256 columns, and rows of up to 2 KiB whose call is in cache
+// (RowsInCache: its three row operands take at most 512 KiB).
 // Measured, two threads, alternating call by call with rows one at a time: (262144, 128) BF16
 // 9.61 -> 8.87 ms (19 of 20 pairs), FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 ->
 // 7.61 (14 of 20); in cache (fifth session of 2026-12-03) (64, 256) FLOAT 7.1 -> 6.5 us (2,842
@@ -983,7 +983,15 @@ class RowPasses {
 // slower grouped: FLOAT rows of 128 and 256 columns much slower ((131072, 256) 10.4 -> 17.7 ms;
 // (16384, 128), 8 MiB an operand, 1.45 -> 1.76 ms), 16-bit rows of 512 (6.38 -> 6.96 ms); and
 // in cache FLOAT rows of 1024 columns ((64, 1024) 23.2 -> 24.2 us). On AVX2 (groups of 2) the
-// cached rows measured even.
+// cached rows measured even. Until the thirty-fifth session the cached rows were those of calls
+// whose operands took up to 4 MiB each: from memory such groups read at about half the speed of
+// rows one at a time (a group's pass 1 reads its rows a block of each in turn, which the
+// hardware's prefetchers do not follow as they follow one row after another, and software
+// fetches, one group ahead or further, measured no better). Zen 4, one thread, alternating builds
+// call by call, every call from cold caches, medians: (2048, 512) FLOAT 1000 -> 494 us, (4096,
+// 256) FLOAT 1221 -> 582, (2048, 768) BF16 954 -> 591, (1024, 768) BF16 490 -> 326, (256, 768)
+// BF16 169 -> 125; warm (back to back) one thread mixed ((512, 512) FLOAT 79 -> 74 us, (1024,
+// 256) FLOAT 77 -> 83, (1024, 768) BF16 224 -> 228) and two threads even.
 constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
 
 // The most bytes of gradOut and input rows that go through pass 1 together when the rows are too
@@ -1067,10 +1075,10 @@ inline int64_t RowsAloneFetchAhead(int64_t row_bytes, size_t element_size, bool 
 // Rows per group in pass 1 (1: one at a time).
 inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
   constexpr int64_t kShort16BitCols = 256;
-  constexpr int64_t kCachedRowBytes = 2048, kCachedOperandBytes = int64_t{4} << 20;
+  constexpr int64_t kCachedRowBytes = 2048;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
-  if (row_bytes <= kCachedRowBytes && rows * row_bytes <= kCachedOperandBytes) return kGroupRows;
+  if (row_bytes <= kCachedRowBytes && RowsInCache(3 * rows * row_bytes)) return kGroupRows;
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= RowAloneL1Bytes(vendor)) return 1;
   int group = std::min(kGroupRows, LongRowGroupLimit(element_size, vendor));
   while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(element_size)) group /= 2;
