@@ -973,7 +973,7 @@ class RowPasses {
 // pass 1 (two rows, the weight and two rows of partials, float32) already overflows L1, which a
 // group would otherwise push short rows out of. And rows whose arithmetic, not memory, bounds
 // them, where a group loads and stores each block of the weight and the column partials once for
-// its rows: 16-bit rows of up to 256 columns, and rows of up to 2 KiB whose call is in cache
+// its rows: 16-bit rows of up to 192 columns, and rows of up to 2 KiB whose call is in cache
 // (RowsInCache: its three row operands take at most 512 KiB).
 // Measured, two threads, alternating call by call with rows one at a time: (262144, 128) BF16
 // 9.61 -> 8.87 ms (19 of 20 pairs), FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 ->
@@ -991,7 +991,12 @@ class RowPasses {
 // call by call, every call from cold caches, medians: (2048, 512) FLOAT 1000 -> 494 us, (4096,
 // 256) FLOAT 1221 -> 582, (2048, 768) BF16 954 -> 591, (1024, 768) BF16 490 -> 326, (256, 768)
 // BF16 169 -> 125; warm (back to back) one thread mixed ((512, 512) FLOAT 79 -> 74 us, (1024,
-// 256) FLOAT 77 -> 83, (1024, 768) BF16 224 -> 228) and two threads even.
+// 256) FLOAT 77 -> 83, (1024, 768) BF16 224 -> 228) and two threads even. The same session
+// measured 16-bit rows of 256 columns (until then grouped) faster one at a time, two threads, both
+// orders: (16384, 256) BF16 1317 -> 1059 us (16 and 15 of 16 pairs), (131072, 256) BF16 8.27 ->
+// 7.80 ms (11 and 15 of 16), (65536, 256) FLOAT16 10 and 14 of 16, (32768, 256) FLOAT16 2051 ->
+// 1826 us (13 and 15 of 16), 224 columns too ((65536, 224) BF16 12 and 10 of 16); 192 and 128
+// columns stay grouped ((65536, 192) BF16 alone 5 and 3 of 16; (262144, 128) BF16 3 and 0 of 12).
 constexpr int kGroupRows = kBlockVecs <= 4 ? static_cast<int>(4 / kBlockVecs) : 1;
 
 // The most bytes of gradOut and input rows that go through pass 1 together when the rows are too
@@ -1074,7 +1079,7 @@ inline int64_t RowsAloneFetchAhead(int64_t row_bytes, size_t element_size, bool 
 
 // Rows per group in pass 1 (1: one at a time).
 inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendor vendor) {
-  constexpr int64_t kShort16BitCols = 256;
+  constexpr int64_t kShort16BitCols = 192;
   constexpr int64_t kCachedRowBytes = 2048;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
