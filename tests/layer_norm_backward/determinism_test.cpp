@@ -73,8 +73,12 @@ TEST_P(DeterminismTest, SameBitsForEveryIsaAndThreadCount) {
 // Shapes with many row chunks (so that threads share work) and ragged row lengths.
 INSTANTIATE_TEST_SUITE_P(
     Shapes, DeterminismTest,
-    // Short rows of a call that fits in cache: grouped in pass 1 (4 rows on AVX-512, 2 on AVX2).
-    ::testing::Values(DeterminismCase{"float_1024x256", {1024, 256}, 1, ACL_FLOAT, ACL_FLOAT, true},
+    // Short rows: of a call whose row operands fit in cache (512 KiB), grouped in pass 1 (4 rows
+    // on AVX-512, 2 on AVX2; 16-bit rows of more than 512 columns 2 on AVX-512 as well, so that
+    // they keep theirs for pass 2), 3 and 1 left alone at the end; of larger calls, one at a time.
+    ::testing::Values(DeterminismCase{"float_cached_row_groups", {163, 256}, 1, ACL_FLOAT, ACL_FLOAT, true},
+                      DeterminismCase{"bf16_cached_row_pairs", {121, 700}, 1, ACL_BF16, ACL_BF16, true},
+                      DeterminismCase{"float_1024x256", {1024, 256}, 1, ACL_FLOAT, ACL_FLOAT, true},
                       DeterminismCase{"half_300x1031", {300, 1031}, 1, ACL_FLOAT16, ACL_FLOAT16, true},
                       DeterminismCase{"bf16_3d_no_weight", {4, 130, 515}, 1, ACL_BF16, ACL_BF16, false},
                       DeterminismCase{"bf16_to_float_two_dims", {520, 3, 97}, 2, ACL_BF16, ACL_FLOAT, true},

@@ -42,6 +42,18 @@ constexpr int64_t kMaxChunks = 256;
 
 inline int64_t PaddedCols(int64_t cols) { return (cols + kLanes - 1) / kLanes * kLanes; }
 
+// Rows whose group holds at most this many (padded) columns keep each row's g and xhat from pass 1
+// for pass 2 (RowPasses::Rows; a stack buffer of 16 KiB at most; FLOAT rows xhat alone,
+// kKeepsXhatOnly), which then neither reads gradOut and input again nor converts or multiplies
+// them: 4 instead of 7 operations a vector (5 for FLOAT rows, whose g is formed again), and no
+// conversions. Same bits. Intel Xeon (Emerald Rapids), two threads, alternating builds call by
+// call in a slow hour: (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 ->
+// 3.10 (18 of 20), FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster,
+// (262144, 128) FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On the AMD
+// VM (first session of 2026-12-03) keeping them had measured no faster; on Zen 5 and Zen 4 most
+// rows taken alone measured faster unkept (KeepsRowAlone).
+constexpr int64_t kKeptFloats = 2048;
+
 inline int64_t RowsPerChunk(int64_t rows) {
   const int64_t spread = (rows + kMaxChunks - 1) / kMaxChunks;
   return spread > kMinRowsPerChunk ? spread : kMinRowsPerChunk;
@@ -246,7 +258,7 @@ inline bool TakesGroupRowsInTurn(int64_t row_bytes) { return row_bytes <= (int64
 inline bool TilesGroupPass1(CacheVendor vendor) { return vendor == CacheVendor::kAmdZen5; }
 
 // Whether a row that goes through pass 1 alone (not in a group) keeps its g and xhat for pass 2
-// (RowPasses::kKeptFloats): on Intel always; elsewhere only rows of up to 128 columns and 16-bit
+// (kKeptFloats): on Intel always; elsewhere only rows of up to 128 columns and 16-bit
 // rows of up to 512 (1 KiB); longer ones are read again in pass 2 (the split fetch then covers
 // them). Two threads, alternating builds call by call, against keeping them, medians:
 // - Zen 5 (twentieth session), unkept from 129 columns on: FLOAT (8192, 768) 1.30 -> 1.17 ms (13
@@ -508,18 +520,6 @@ HWY_INLINE void ForEachRow(std::integer_sequence<int, kRow...>, Body body) {
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 class RowPasses {
  public:
-  // Rows whose group holds at most this many columns keep each row's g and xhat from pass 1 for
-  // pass 2 (a stack buffer of 16 KiB at most; FLOAT rows xhat alone, kKeepsXhatOnly), which then
-  // neither reads gradOut and input again nor converts or multiplies them: 4 instead of 7
-  // operations a vector (5 for FLOAT rows, whose g is formed again), and no conversions. Same bits.
-  // Intel Xeon (Emerald Rapids), two threads, alternating builds call by call in a slow hour:
-  // (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 -> 3.10 (18 of 20),
-  // FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster, (262144, 128)
-  // FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On the AMD VM (first
-  // session of 2026-12-03) keeping them had measured no faster; on Zen 5 and Zen 4 most rows taken
-  // alone measured faster unkept (lnb::KeepsRowAlone).
-  static constexpr int64_t kKeptFloats = 2048;
-
   // FLOAT rows keep xhat alone; pass 2 multiplies gradOut (still in L1) by the weight again for g,
   // pass 1's multiply (WeightedGrad), so the same bits. Zen 4 stores a 64-byte vector in two cycles
   // (one 32-byte store a cycle; a loop of the instructions alone, outside the repo), and pass 1 of
@@ -887,9 +887,9 @@ class RowPasses {
     const int64_t cols = args_.cols;
     BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
     const int64_t kept_cols = lnb::PaddedCols(cols);
-    const bool keep = rows.grad_input != nullptr && kRows * kept_cols <= kKeptFloats &&
+    const bool keep = rows.grad_input != nullptr && kRows * kept_cols <= lnb::kKeptFloats &&
                       (kRows > 1 || lnb::KeepsRowAlone(cols, ElementSize(kData), args_.config.vendor));
-    HWY_ALIGN float kept[2 * kKeptFloats];
+    HWY_ALIGN float kept[2 * lnb::kKeptFloats];
     // Rows that pass 2 reads from L2 (not kept): pass 1 fetches the first half of the next rows and
     // pass 2 the second, at half the pace each (FetchNextHalf says which half), rather than pass 2
     // all of them; memory then streams through both passes instead of idling through pass 1. Two
@@ -901,7 +901,7 @@ class RowPasses {
     const bool split_fetch = !kBf16BelowAvx512 && rows.grad_input != nullptr && !keep && fetches_next_rows_;
     const lnb::RowBlock *const first_halves = split_fetch ? &next : nullptr;
     if (keep) {
-      Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);  // one segment: cols <= kKeptFloats
+      Sums<kRows, true>(m, rows, 0, cols, sum_g, sum_gx, kept, kept_cols);  // one segment: cols <= lnb::kKeptFloats
     } else {
       Sums<kRows>(m, rows, 0, cols < lnb::kSegmentCols ? cols : lnb::kSegmentCols, sum_g, sum_gx, nullptr, 0, first_halves);
       for (int64_t c0 = lnb::kSegmentCols; c0 < cols; c0 += lnb::kSegmentCols) {
@@ -974,7 +974,11 @@ class RowPasses {
 // group would otherwise push short rows out of. And rows whose arithmetic, not memory, bounds
 // them, where a group loads and stores each block of the weight and the column partials once for
 // its rows: 16-bit rows of up to 192 columns, and rows of up to 2 KiB whose call is in cache
-// (RowsInCache: its three row operands take at most 512 KiB).
+// (RowsInCache: its three row operands take at most 512 KiB), there as many as keep their rows
+// for pass 2 (lnb::kKeptFloats: 16-bit rows of more than 512 columns 2 at a time on AVX-512, where
+// groups of 4 read theirs again; thirty-fifth session, one thread, alternating builds call by
+// call: (64, 768) BF16 14.0 -> 11.6 us medians (2,979 of 3,000 pairs), (96, 640) BF16 17.6 ->
+// 14.5 (2,964 of 3,000), (80, 1024) FLOAT16 1,804 of 3,000).
 // Measured, two threads, alternating call by call with rows one at a time: (262144, 128) BF16
 // 9.61 -> 8.87 ms (19 of 20 pairs), FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 ->
 // 7.61 (14 of 20); in cache (fifth session of 2026-12-03) (64, 256) FLOAT 7.1 -> 6.5 us (2,842
@@ -1083,7 +1087,11 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
   constexpr int64_t kCachedRowBytes = 2048;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
-  if (row_bytes <= kCachedRowBytes && RowsInCache(3 * rows * row_bytes)) return kGroupRows;
+  if (row_bytes <= kCachedRowBytes && RowsInCache(3 * rows * row_bytes)) {
+    int group = kGroupRows;  // as many as still keep their rows (lnb::kKeptFloats)
+    while (group > 1 && group * lnb::PaddedCols(cols) > lnb::kKeptFloats) group /= 2;
+    return group;
+  }
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= RowAloneL1Bytes(vendor)) return 1;
   int group = std::min(kGroupRows, LongRowGroupLimit(element_size, vendor));
   while (group > 1 && 2 * group * row_bytes > LongRowGroupBytes(element_size)) group /= 2;
