@@ -219,6 +219,10 @@ int main(int argc, char **argv) {
   Register({{98304, 64}, 1, ACL_BF16});
   Register({{8192, 12, 64}, 1, ACL_FLOAT, Layout::kHeads});
   Register({{8192, 12, 64}, 1, ACL_BF16, Layout::kHeads});
+  // Calls of a few MiB an operand, from cold caches: short rows taken one at a time, not in the
+  // groups of calls in cache (from memory those ran at half the speed; thirty-fifth session).
+  Register({{2048, 512}, 1, ACL_FLOAT});
+  Register({{2048, 768}, 1, ACL_BF16});
   // Small calls, where the fixed cost of a call is all there is.
   Register({{64, 256}, 1, ACL_FLOAT});
   Register({{1, 1024}, 1, ACL_FLOAT});
