@@ -989,9 +989,9 @@ class RowPasses {
 // in cache FLOAT rows of 1024 columns ((64, 1024) 23.2 -> 24.2 us). On AVX2 (groups of 2) the
 // cached rows measured even. Until the thirty-fifth session the cached rows were those of calls
 // whose operands took up to 4 MiB each: from memory such groups read at about half the speed of
-// rows one at a time (a group's pass 1 reads its rows a block of each in turn, which the
-// hardware's prefetchers do not follow as they follow one row after another, and software
-// fetches, one group ahead or further, measured no better). Zen 4, one thread, alternating builds
+// rows one at a time (a group's pass 1 reads its rows a block of each in turn, likely a pattern
+// the hardware's prefetchers do not follow as they follow one row after another; software
+// fetches one to three groups ahead, or half a group in each pass, measured no better). Zen 4, one thread, alternating builds
 // call by call, every call from cold caches, medians: (2048, 512) FLOAT 1000 -> 494 us, (4096,
 // 256) FLOAT 1221 -> 582, (2048, 768) BF16 954 -> 591, (1024, 768) BF16 490 -> 326, (256, 768)
 // BF16 169 -> 125; warm (back to back) one thread mixed ((512, 512) FLOAT 79 -> 74 us, (1024,
