@@ -54,6 +54,9 @@ inline int64_t PaddedCols(int64_t cols) { return (cols + kLanes - 1) / kLanes * 
 // rows taken alone measured faster unkept (KeepsRowAlone).
 constexpr int64_t kKeptFloats = 2048;
 
+// Whether a group of group_rows rows of cols columns keeps its rows for pass 2 (kKeptFloats).
+inline bool GroupKeepsRows(int64_t group_rows, int64_t cols) { return group_rows * PaddedCols(cols) <= kKeptFloats; }
+
 inline int64_t RowsPerChunk(int64_t rows) {
   const int64_t spread = (rows + kMaxChunks - 1) / kMaxChunks;
   return spread > kMinRowsPerChunk ? spread : kMinRowsPerChunk;
@@ -218,6 +221,13 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
   return cols >= (element_size == sizeof(float) ? 512 : 1536);
 }
 
+// Whether a call's three row operands (gradOut, input, gradInput) are in cache together
+// (RowsInCache): such calls fetch no next rows (FetchesNextRows) and group their short rows
+// (GroupRows).
+inline bool CallInCache(int64_t rows, int64_t cols, size_t element_size) {
+  return RowsInCache(3 * rows * cols * static_cast<int64_t>(element_size));
+}
+
 // Whether the passes fetch the rows that follow while they work: not where the call's three row
 // operands are in cache (RowsInCache), where the fetches only take load slots (pass 2 of a kept
 // group issued two a block beside its three loads).
@@ -227,9 +237,7 @@ inline bool FetchesNextRowsIntoL2(int64_t cols, size_t element_size, CacheVendor
 // (64, 256) BF16 53 and 39 %, (32, 2048) FLOAT16 54 and 40 %, (1, 1024) FLOAT. Calls from L3 or
 // memory need them: without them (kept rows only) (8192, 256) BF16, 4 MiB an operand, 718 -> 976 us
 // (3 and 2 % of 500 pairs), (262144, 128) BF16 7 and 1 of 30. Other CPUs unmeasured.
-inline bool FetchesNextRows(int64_t rows, int64_t cols, size_t element_size) {
-  return !RowsInCache(3 * rows * cols * static_cast<int64_t>(element_size));
-}
+inline bool FetchesNextRows(int64_t rows, int64_t cols, size_t element_size) { return !CallInCache(rows, cols, element_size); }
 
 // Whether pass 2 over a group of 4 FLOAT rows (RowPasses::kHalfGroups) takes the rows in turn,
 // each row's columns all before the next row's, rather than a line of each row at a time: rows of
@@ -887,7 +895,7 @@ class RowPasses {
     const int64_t cols = args_.cols;
     BlockVec sum_g[kRows][kBlockVecs], sum_gx[kRows][kBlockVecs], segment_g[kRows][kBlockVecs], segment_gx[kRows][kBlockVecs];
     const int64_t kept_cols = lnb::PaddedCols(cols);
-    const bool keep = rows.grad_input != nullptr && kRows * kept_cols <= lnb::kKeptFloats &&
+    const bool keep = rows.grad_input != nullptr && lnb::GroupKeepsRows(kRows, cols) &&
                       (kRows > 1 || lnb::KeepsRowAlone(cols, ElementSize(kData), args_.config.vendor));
     HWY_ALIGN float kept[2 * lnb::kKeptFloats];
     // Rows that pass 2 reads from L2 (not kept): pass 1 fetches the first half of the next rows and
@@ -1087,9 +1095,9 @@ inline int GroupRows(int64_t rows, int64_t cols, size_t element_size, CacheVendo
   constexpr int64_t kCachedRowBytes = 2048;
   const int64_t row_bytes = cols * static_cast<int64_t>(element_size);
   if (element_size < sizeof(float) && cols <= kShort16BitCols) return kGroupRows;
-  if (row_bytes <= kCachedRowBytes && RowsInCache(3 * rows * row_bytes)) {
-    int group = kGroupRows;  // as many as still keep their rows (lnb::kKeptFloats)
-    while (group > 1 && group * lnb::PaddedCols(cols) > lnb::kKeptFloats) group /= 2;
+  if (row_bytes <= kCachedRowBytes && lnb::CallInCache(rows, cols, element_size)) {
+    int group = kGroupRows;  // as many as still keep their rows
+    while (group > 1 && !lnb::GroupKeepsRows(group, cols)) group /= 2;
     return group;
   }
   if (2 * row_bytes + 3 * cols * static_cast<int64_t>(sizeof(float)) <= RowAloneL1Bytes(vendor)) return 1;
