@@ -985,8 +985,8 @@ class RowPasses {
 // (RowsInCache: its three row operands take at most 512 KiB), there as many as keep their rows
 // for pass 2 (lnb::kKeptFloats: 16-bit rows of more than 512 columns 2 at a time on AVX-512, where
 // groups of 4 read theirs again; thirty-fifth session, one thread, alternating builds call by
-// call: (64, 768) BF16 14.0 -> 11.6 us medians (2,979 of 3,000 pairs), (96, 640) BF16 17.6 ->
-// 14.5 (2,964 of 3,000), (80, 1024) FLOAT16 1,804 of 3,000).
+// call, both orders: (64, 768) BF16 14.0 -> 11.8 us medians (99 and 99 % of 2,000 pairs), (96,
+// 640) BF16 17.8 -> 14.5 (97 and 99 %), (80, 1024) FLOAT16 47.4 -> 43.3 (72 and 71 %)).
 // Measured, two threads, alternating call by call with rows one at a time: (262144, 128) BF16
 // 9.61 -> 8.87 ms (19 of 20 pairs), FLOAT16 8.33 -> 7.70 (17 of 20), (131072, 256) BF16 7.74 ->
 // 7.61 (14 of 20); in cache (fifth session of 2026-12-03) (64, 256) FLOAT 7.1 -> 6.5 us (2,842
