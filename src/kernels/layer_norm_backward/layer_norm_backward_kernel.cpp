@@ -9,7 +9,8 @@
 // - Rows are cut into chunks of RowsPerChunk(rows); each chunk sums gradWeight/gradBias partials
 //   over its rows in order, and the chunk partials meet in a fixed pairwise tree. Threads take
 //   whole chunks, so their number changes who computes, never what.
-// - Multiplies and adds are separate operations (no FMA on one target and not on another).
+// - Three multiply-adds are fused (FusedMulAdd: the CPU's FMA, emulated exactly where a target
+//   has none); every other multiply and add is a separate operation, on every target alike.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/layer_norm_backward/layer_norm_backward_kernel.cpp"
@@ -22,6 +23,7 @@
 #include <utility>
 
 #include "kernels/common/cache_fetch.h"
+#include "kernels/common/fused_mul_add-inl.h"
 #include "kernels/common/rows_ahead.h"
 #include "kernels/common/simd_convert-inl.h"
 #include "kernels/common/transpose-inl.h"
@@ -42,11 +44,11 @@ constexpr int64_t kMaxChunks = 256;
 
 inline int64_t PaddedCols(int64_t cols) { return (cols + kLanes - 1) / kLanes * kLanes; }
 
-// Rows whose group holds at most this many (padded) columns keep each row's g and xhat from pass 1
-// for pass 2 (RowPasses::Rows; a stack buffer of 16 KiB at most; FLOAT rows xhat alone,
-// kKeepsXhatOnly), which then neither reads gradOut and input again nor converts or multiplies
-// them: 4 instead of 7 operations a vector (5 for FLOAT rows, whose g is formed again), and no
-// conversions. Same bits. Intel Xeon (Emerald Rapids), two threads, alternating builds call by
+// Rows whose group holds at most this many (padded) columns keep each row's g and input - mean
+// from pass 1 for pass 2 (RowPasses::Rows; a stack buffer of 16 KiB at most; FLOAT rows input -
+// mean alone, kKeepsCenteredOnly), which then neither reads gradOut and input again nor converts
+// or subtracts them: 3 instead of 5 operations a vector (4 for FLOAT rows, whose g is formed
+// again), and no conversions. Same bits. Intel Xeon (Emerald Rapids), two threads, alternating builds call by
 // call in a slow hour: (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 ->
 // 3.10 (18 of 20), FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster,
 // (262144, 128) FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On the AMD
@@ -395,7 +397,7 @@ inline int64_t ColumnPieceRows(size_t element_size) { return kColumnPieceBytes /
 
 // A thread's scratch for runs of up to `rows` rows (rounded up to whole blocks of kLanes): per row
 // its lane sums of g and g * xhat (kLanes floats each, and as many again for a later segment's),
-// its mean, rstd and the means of g and g * xhat, and two tiles of kLanes columns of a piece of
+// its mean, rstd, mean of g and RstdMeanGx, and two tiles of kLanes columns of a piece of
 // gradOut and input (ColumnPieceRows). Placed at `base` (nullptr: only its size, bytes, is wanted).
 struct ColumnScratch {
   ColumnScratch(char *base, int64_t rows, int64_t cols, size_t element_size) {
@@ -420,14 +422,14 @@ struct ColumnScratch {
     mean = reinterpret_cast<float *>(take(row_bytes));
     rstd = reinterpret_cast<float *>(take(row_bytes));
     mean_g = reinterpret_cast<float *>(take(row_bytes));
-    mean_gx = reinterpret_cast<float *>(take(row_bytes));
+    rstd_mean_gx = reinterpret_cast<float *>(take(row_bytes));
     grad_out_tile = take(tile_bytes);
     input_tile = take(tile_bytes);
     bytes = at;
   }
 
   float *sum_g, *sum_gx, *segment_g = nullptr, *segment_gx = nullptr;
-  float *mean, *rstd, *mean_g, *mean_gx;
+  float *mean, *rstd, *mean_g, *rstd_mean_gx;
   char *grad_out_tile, *input_tile;
   size_t bytes;
 };
@@ -479,38 +481,45 @@ HWY_INLINE BlockVec WeightedGrad(BlockVec go, BlockVec w) {
 }
 
 // One vector of a row's block, in pass 1: its share of the row's lane sums of g and g * xhat and,
-// with kColumnSums, of the column partials. Rows in memory and rows in columns both add through
-// here, so that their bits agree.
+// with kColumnSums, of the column partials, the two products fused into their sums. Rows in memory
+// and rows in columns both add through here, so that their bits agree.
 template <bool kHasWeight, bool kColumnSums>
 HWY_INLINE void AccumulateVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec *sum_g,
                                  BlockVec *sum_gx, BlockVec *partial_w, BlockVec *partial_b, BlockVec *kept_g = nullptr,
-                                 BlockVec *kept_xhat = nullptr) {
-  const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
+                                 BlockVec *kept_centered = nullptr) {
+  const BlockTag d;
+  const auto centered = hn::Sub(x, mean);
+  const auto xhat = hn::Mul(centered, rstd);
   const auto g = WeightedGrad<kHasWeight>(go, w);
   if (kept_g != nullptr) {  // for pass 2 (RowPasses' kKeep)
     *kept_g = g;
-    *kept_xhat = xhat;
+    *kept_centered = centered;
   }
   *sum_g = hn::Add(*sum_g, g);
-  *sum_gx = hn::Add(*sum_gx, hn::Mul(g, xhat));
+  *sum_gx = FusedMulAdd(d, g, xhat, *sum_gx);
   if (kColumnSums) {
-    *partial_w = hn::Add(*partial_w, hn::Mul(go, xhat));
+    *partial_w = FusedMulAdd(d, go, xhat, *partial_w);
     *partial_b = hn::Add(*partial_b, go);
   }
 }
 
-// One vector of gradInput, in pass 2, from the row's means of g and g * xhat: the one expression
-// of both orders.
-HWY_INLINE BlockVec GradInputFromTerms(BlockVec g, BlockVec xhat, BlockVec rstd, BlockVec mean_g, BlockVec mean_gx) {
-  return hn::Mul(hn::Sub(g, hn::Add(mean_g, hn::Mul(xhat, mean_gx))), rstd);
+// A row's mean of g * xhat times its rstd, the factor pass 2 applies to input - mean: one
+// multiply a row instead of forming xhat again for every element.
+inline float RstdMeanGx(float rstd, float mean_gx) { return rstd * mean_gx; }
+
+// One vector of gradInput, in pass 2, from g, input - mean and the row's mean of g and
+// RstdMeanGx: (g - (mean(g) + xhat * mean(g * xhat))) * rstd, the term in xhat one multiply-add.
+// The one expression of both orders.
+HWY_INLINE BlockVec GradInputFromTerms(BlockVec g, BlockVec centered, BlockVec rstd, BlockVec mean_g, BlockVec rstd_mean_gx) {
+  const BlockTag d;
+  return hn::Mul(hn::Sub(g, FusedMulAdd(d, centered, rstd_mean_gx, mean_g)), rstd);
 }
 
 template <bool kHasWeight>
 HWY_INLINE BlockVec GradInputVector(BlockVec go, BlockVec x, BlockVec w, BlockVec mean, BlockVec rstd, BlockVec mean_g,
-                                    BlockVec mean_gx) {
-  const auto xhat = hn::Mul(hn::Sub(x, mean), rstd);
+                                    BlockVec rstd_mean_gx) {
   const auto g = WeightedGrad<kHasWeight>(go, w);
-  return GradInputFromTerms(g, xhat, rstd, mean_g, mean_gx);
+  return GradInputFromTerms(g, hn::Sub(x, mean), rstd, mean_g, rstd_mean_gx);
 }
 
 // A pass over rows names the rows it works on by a tag: one row's index, or all of them.
@@ -528,7 +537,8 @@ HWY_INLINE void ForEachRow(std::integer_sequence<int, kRow...>, Body body) {
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 class RowPasses {
  public:
-  // FLOAT rows keep xhat alone; pass 2 multiplies gradOut (still in L1) by the weight again for g,
+  // FLOAT rows keep input - mean alone (the kept xhat of the measurements below, until the
+  // thirty-sixth session); pass 2 multiplies gradOut (still in L1) by the weight again for g,
   // pass 1's multiply (WeightedGrad), so the same bits. Zen 4 stores a 64-byte vector in two cycles
   // (one 32-byte store a cycle; a loop of the instructions alone, outside the repo), and pass 1 of
   // a kept group of 4 rows stored 10 vectors for every 4 row blocks (8 of them kept g and xhat):
@@ -540,7 +550,7 @@ class RowPasses {
   // measured slower on balance keeping xhat alone (2 % of 20,000 pairs with that build second, 72 %
   // with it first), (262144, 128) BF16 11 and 6 of 20, where (65536, 512) FLOAT16 gained (17 and
   // 12 of 20). Other CPUs unmeasured.
-  static constexpr bool kKeepsXhatOnly = kData == ElementType::kFloat32;
+  static constexpr bool kKeepsCenteredOnly = kData == ElementType::kFloat32;
 
   // BF16 on targets below AVX-512 (its rounding to BF16 in integer operations) keeps pass 2 row by
   // row and all of the next rows' fetch in pass 2: AVX2 on the Xeon (ACLNN_HOST_ISA=avx2),
@@ -587,8 +597,8 @@ class RowPasses {
   // The same for kRows consecutive rows m, m + 1, ... (the first kRows of `rows`) at once, into vectors: a
   // block of the weight and of the column partials is loaded once for the group and each row's
   // share added in row order, the same adds as row by row, with fewer trips to L2 on long rows.
-  // kKeep: row r's g (unless kKeepsXhatOnly) and xhat also go to kept + 2 * r * kept_cols and
-  // kept_cols further on.
+  // kKeep: row r's g (unless kKeepsCenteredOnly) and input - mean also go to kept + 2 * r *
+  // kept_cols and kept_cols further on.
   // first_halves: rows whose first halves are fetched meanwhile (FetchNextHalf; nullptr: none;
   // Rows says why).
   template <int kRows, bool kKeep = false>
@@ -632,14 +642,14 @@ class RowPasses {
     // Row r's block at column n is in go and x; adds its share, with the weight's block w, to the
     // row sums and to pw / pb.
     auto accumulate_row = [&](int r, int64_t n, const BlockVec *w, BlockVec *pw, BlockVec *pb) HWY_ATTR __attribute__((always_inline)) {
-      BlockVec g[kBlockVecs], xhat[kBlockVecs];
+      BlockVec g[kBlockVecs], centered[kBlockVecs];
       for (int64_t v = 0; v < kBlockVecs; ++v) {
         AccumulateVector<kHasWeight, kColumnSums>(go[v], x[v], w[v], mean[r], rstd[r], &acc_g[r][v], &acc_gx[r][v], &pw[v], &pb[v],
-                                                  kKeep ? &g[v] : nullptr, kKeep ? &xhat[v] : nullptr);
+                                                  kKeep ? &g[v] : nullptr, kKeep ? &centered[v] : nullptr);
       }
       if (kKeep) {
-        if (!kKeepsXhatOnly) StoreBlock<ElementType::kFloat32>(g, kept + 2 * r * kept_cols, n);
-        StoreBlock<ElementType::kFloat32>(xhat, kept + (2 * r + 1) * kept_cols, n);
+        if (!kKeepsCenteredOnly) StoreBlock<ElementType::kFloat32>(g, kept + 2 * r * kept_cols, n);
+        StoreBlock<ElementType::kFloat32>(centered, kept + (2 * r + 1) * kept_cols, n);
       }
     };
     // Every row's kCount blocks from column n on, a row's blocks before the next row's (the weight's
@@ -701,8 +711,8 @@ class RowPasses {
   // meanwhile unless the call is in cache (lnb::FetchesNextRows; lnb::FetchesNextRowsIntoL2 says
   // into which cache): otherwise each row's arithmetic waits behind its own first read from
   // memory. row_means: per row its means of g and g * xhat; stream: write whole lines of gradInput
-  // with non-temporal stores (which, below); kept: the rows' xhat and (unless kKeepsXhatOnly) g as
-  // pass 1 left them (Sums' kKeep), read instead of input (and gradOut);
+  // with non-temporal stores (which, below); kept: the rows' input - mean and (unless kKeepsCenteredOnly)
+  // g as pass 1 left them (Sums' kKeep), read instead of input (and gradOut);
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
   // first; Rows says why); rows_in_turn: each row's columns all before the next row's (kHalfGroups
   // only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
@@ -713,7 +723,7 @@ class RowPasses {
     const BlockTag d;
     const void *const weight = args_.weight;  // a local: the stores below could alias a member
     constexpr int64_t kSize = static_cast<int64_t>(ElementSize(kData));
-    BlockVec mean[kRows], rstd[kRows], mean_g[kRows], mean_gx[kRows];
+    BlockVec mean[kRows], rstd[kRows], mean_g[kRows], rstd_mean_gx[kRows];
     // Each row's operands in locals: the stores below could alias `rows` and `next`, whose fields
     // would otherwise be loaded again for every block.
     const char *go_row[kRows], *x_row[kRows], *next_go[kRows], *next_x[kRows];
@@ -721,9 +731,10 @@ class RowPasses {
     bool stream_row[kRows];
     for (int r = 0; r < kRows; ++r) {
       mean[r] = hn::Set(d, static_cast<float>(LoadElement(args_.mean, args_.mean_type, m + r)));
-      rstd[r] = hn::Set(d, static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m + r)));
+      const float row_rstd = static_cast<float>(LoadElement(args_.rstd, args_.rstd_type, m + r));
+      rstd[r] = hn::Set(d, row_rstd);
       mean_g[r] = hn::Set(d, row_means[r][0]);
-      mean_gx[r] = hn::Set(d, row_means[r][1]);
+      rstd_mean_gx[r] = hn::Set(d, RstdMeanGx(row_rstd, row_means[r][1]));
       go_row[r] = rows.grad_out + r * rows.grad_out_step;
       x_row[r] = rows.input + r * rows.input_step;
       grad_input_row[r] = rows.grad_input + r * rows.grad_input_step;
@@ -811,23 +822,25 @@ class RowPasses {
           if (kOnlyRow != AllRows::value && r != kOnlyRow) continue;
           #pragma GCC unroll 8
           for (int64_t b = 0; b < kCount; ++b) {
-            BlockVec g[kBlockVecs], xhat[kBlockVecs];
+            BlockVec g[kBlockVecs], centered[kBlockVecs];
             const int64_t at = n + b * kBlockLanes;
-            const float *const kept_xhat = kept + (2 * r + 1) * kept_cols;
-            if (kKeepsXhatOnly) {  // g from gradOut and the weight again
+            const float *const kept_centered = kept + (2 * r + 1) * kept_cols;
+            if (kKeepsCenteredOnly) {  // g from gradOut and the weight again
               BlockVec go[kBlockVecs], w[kBlockVecs];
               LoadOrReadBlock<kData>(go_row[r], at, end, full, go);
               if (kHasWeight) LoadOrReadBlock<ElementType::kFloat32>(weight, at, end, full, w);
-              LoadOrReadBlock<ElementType::kFloat32>(kept_xhat, at, end, full, xhat);
+              LoadOrReadBlock<ElementType::kFloat32>(kept_centered, at, end, full, centered);
               for (int64_t v = 0; v < kBlockVecs; ++v) g[v] = WeightedGrad<kHasWeight>(go[v], w[v]);
             } else {
               // The kept rows are whole blocks long (pass 1 stores padded ones): only a block that a
               // head moved off their blocks may end past them.
               const bool whole = full || n + kBlockLanes <= kept_cols;
               LoadOrReadBlock<ElementType::kFloat32>(kept + 2 * r * kept_cols, at, end, whole, g);
-              LoadOrReadBlock<ElementType::kFloat32>(kept_xhat, at, end, whole, xhat);
+              LoadOrReadBlock<ElementType::kFloat32>(kept_centered, at, end, whole, centered);
             }
-            for (int64_t v = 0; v < kBlockVecs; ++v) out[b][v] = GradInputFromTerms(g[v], xhat[v], rstd[r], mean_g[r], mean_gx[r]);
+            for (int64_t v = 0; v < kBlockVecs; ++v) {
+              out[b][v] = GradInputFromTerms(g[v], centered[v], rstd[r], mean_g[r], rstd_mean_gx[r]);
+            }
           }
           finish_row(r, n, full, end, count_tag, out);
         }
@@ -845,7 +858,7 @@ class RowPasses {
           BlockVec go[kBlockVecs], x[kBlockVecs];
           ReadGradOutAndInput<kData>(go_row[r], x_row[r], n + b * kBlockLanes, end, full, go, x);
           for (int64_t v = 0; v < kBlockVecs; ++v) {
-            rows_out[r][b][v] = GradInputVector<kHasWeight>(go[v], x[v], w[b][v], mean[r], rstd[r], mean_g[r], mean_gx[r]);
+            rows_out[r][b][v] = GradInputVector<kHasWeight>(go[v], x[v], w[b][v], mean[r], rstd[r], mean_g[r], rstd_mean_gx[r]);
           }
         }
       }
@@ -1516,7 +1529,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
     LoadBlock<ElementType::kFloat32>(scratch.sum_g, i * kBlockLanes, sum);
     scratch.mean_g[i] = SumBlockLanes(sum) / static_cast<float>(cols);
     LoadBlock<ElementType::kFloat32>(scratch.sum_gx, i * kBlockLanes, sum);
-    scratch.mean_gx[i] = SumBlockLanes(sum) / static_cast<float>(cols);
+    scratch.rstd_mean_gx[i] = RstdMeanGx(scratch.rstd[i], SumBlockLanes(sum) / static_cast<float>(cols));
   }
   const int64_t gi_stride = args.grad_input_columns.col_stride;
   char *const gi = static_cast<char *>(args.grad_input) + ColumnRowOffset(args.grad_input_columns, a) * size;
@@ -1558,7 +1571,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
       for (int64_t block = 0; block < kBlocks; ++block) {
         const int64_t at = i + block * kBlockLanes;
         BlockVec go_block[kBlockVecs], x_block[kBlockVecs], mean[kBlockVecs], rstd[kBlockVecs], mean_g[kBlockVecs],
-            mean_gx[kBlockVecs];
+            rstd_mean_gx[kBlockVecs];
         if (fetch && ((at - head) * size) % 64 == 0) {
           FetchForReading(fetch_go + at * size, true);
           FetchForReading(fetch_x + at * size, true);
@@ -1567,9 +1580,9 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
         LoadBlock<ElementType::kFloat32>(scratch.mean, at, mean);
         LoadBlock<ElementType::kFloat32>(scratch.rstd, at, rstd);
         LoadBlock<ElementType::kFloat32>(scratch.mean_g, at, mean_g);
-        LoadBlock<ElementType::kFloat32>(scratch.mean_gx, at, mean_gx);
+        LoadBlock<ElementType::kFloat32>(scratch.rstd_mean_gx, at, rstd_mean_gx);
         for (int64_t v = 0; v < kBlockVecs; ++v) {
-          out[block][v] = GradInputVector<kHasWeight>(go_block[v], x_block[v], w, mean[v], rstd[v], mean_g[v], mean_gx[v]);
+          out[block][v] = GradInputVector<kHasWeight>(go_block[v], x_block[v], w, mean[v], rstd[v], mean_g[v], rstd_mean_gx[v]);
         }
       }
       if constexpr (kBlocks == 2) {

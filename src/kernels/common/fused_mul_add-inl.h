@@ -1,0 +1,83 @@
+// a * b + c rounded once (a fused multiply-add) with the same bits on every target: the CPU's
+// FMA where the target has one, else computed exactly. Included once per target from a
+// foreach_target translation unit.
+#if defined(ACLNN_HOST_FUSED_MUL_ADD_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ACLNN_HOST_FUSED_MUL_ADD_INL_H_
+#undef ACLNN_HOST_FUSED_MUL_ADD_INL_H_
+#else
+#define ACLNN_HOST_FUSED_MUL_ADD_INL_H_
+#endif
+
+#include <cmath>
+
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace aclhost {
+namespace kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if !HWY_NATIVE_FMA && HWY_TARGET != HWY_SCALAR
+// product + addend rounded to odd: the nearest double, moved one step toward the exact sum
+// where that was inexact and the nearest is even. Rounded on to float (nearest even), it gives
+// the exact sum's nearest float, double having more than two bits beyond float's (Boldo and
+// Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to
+// odd", IEEE Trans. Computers 57(4), 2008). Exact products and their float addends neither
+// overflow nor underflow in double, so the error term below is exact (NaN where an operand is
+// infinite or NaN, which leaves the sum alone).
+template <class DD>
+HWY_INLINE hn::Vec<DD> SumRoundedToOdd(DD dd, hn::Vec<DD> product, hn::Vec<DD> addend) {
+  const hn::RebindToUnsigned<DD> du;
+  const auto sum = hn::Add(product, addend);
+  const auto addend_part = hn::Sub(sum, product);  // Knuth's two-sum: the rounding error exactly
+  const auto error = hn::Add(hn::Sub(product, hn::Sub(sum, addend_part)), hn::Sub(addend, addend_part));
+  const auto bits = hn::BitCast(du, sum);
+  const auto one = hn::Set(du, uint64_t{1});
+  const auto inexact = hn::RebindMask(du, hn::Lt(hn::Zero(dd), hn::Abs(error)));
+  const auto even = hn::Eq(hn::And(bits, one), hn::Zero(du));
+  // A step away from zero where the error has the sum's sign, else toward zero.
+  const auto away = hn::Eq(hn::ShiftRight<63>(hn::Xor(hn::BitCast(du, error), bits)), hn::Zero(du));
+  const auto odd = hn::IfThenElse(away, hn::Add(bits, one), hn::Sub(bits, one));
+  return hn::BitCast(dd, hn::IfThenElse(hn::And(inexact, even), odd, bits));
+}
+#endif
+
+// a * b + c with one rounding, one float lane, by the C library.
+template <class D>
+HWY_INLINE hn::Vec<D> FusedMulAddLane(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
+  return hn::Set(d, std::fma(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
+}
+
+// a * b + c with one rounding, float lanes. Targets without an FMA (SSE4 and below) take each
+// half of the lanes through double (SumRoundedToOdd), a single lane FusedMulAddLane.
+template <class D>
+HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
+#if HWY_NATIVE_FMA
+  (void)d;
+  return hn::MulAdd(a, b, c);
+#elif HWY_TARGET == HWY_SCALAR
+  return FusedMulAddLane(d, a, b, c);
+#else
+  if constexpr (hn::MaxLanes(D()) == 1) {
+    return FusedMulAddLane(d, a, b, c);
+  } else {
+    const hn::Half<D> dh;
+    const hn::Rebind<double, decltype(dh)> dd;
+    auto half = [&](auto a_half, auto b_half, auto c_half) HWY_ATTR {
+      const auto product = hn::Mul(hn::PromoteTo(dd, a_half), hn::PromoteTo(dd, b_half));  // exact
+      return hn::DemoteTo(dh, SumRoundedToOdd(dd, product, hn::PromoteTo(dd, c_half)));
+    };
+    const auto low = half(hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c));
+    const auto high = half(hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c));
+    return hn::Combine(d, high, low);
+  }
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kernels
+}  // namespace aclhost
+HWY_AFTER_NAMESPACE();
+
+#endif  // ACLNN_HOST_FUSED_MUL_ADD_INL_H_
