@@ -60,6 +60,14 @@ Operands MakeOperands(uint64_t seed) {
     ops.Add(a, b, std::nextafter(addend, random() % 2 == 0 ? INFINITY : -INFINITY));
     ++traps;
   }
+  // The same among subnormal results, whose ties lie at other bits: a subnormal addend of 2^-128
+  // or more plus a product of +-2^-150 (1 - 2^-32), 2^-182 short of half the addend's step.
+  const float factor_up = 0x1p-75f * (1.0f + 0x1p-16f), factor_down = 0x1p-75f * (1.0f - 0x1p-16f);
+  for (int i = 0; i < 10000; ++i) {
+    const float addend = aclhost::FloatFromBits(static_cast<uint32_t>(random() % 0x600000u + 0x200000u) |
+                                                (random() % 2 == 0 ? 0u : 0x80000000u));
+    ops.Add(factor_up, random() % 2 == 0 ? factor_down : -factor_down, addend);
+  }
   for (int i = 0; i < 20000; ++i) {  // results at and below float's smallest normal
     ops.Add(RandomFloat(random, -75, -60), RandomFloat(random, -75, -60), RandomFloat(random, -149, -120));
   }

@@ -19,17 +19,30 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if !HWY_NATIVE_FMA && HWY_TARGET != HWY_SCALAR
-// product + addend rounded to odd: the nearest double, moved one step toward the exact sum
-// where that was inexact and the nearest is even. Rounded on to float (nearest even), it gives
-// the exact sum's nearest float, double having more than two bits beyond float's (Boldo and
-// Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to
-// odd", IEEE Trans. Computers 57(4), 2008). Exact products and their float addends neither
+// Targets without an FMA compute a * b + c in double: the product of two floats is exact there,
+// and the sum's rounding to double then to float gives the exact value's nearest float except
+// where the double sum is a tie between two floats (the 29 bits below float's last one a 1 and
+// zeros) or lies among float's subnormals (whose ties sit higher); an exact zero is exact.
+template <class DD>
+HWY_INLINE hn::Mask<DD> MayRoundTwice(DD dd, hn::Vec<DD> sum) {
+  const hn::RebindToUnsigned<DD> du;
+  const auto below_float = hn::And(hn::BitCast(du, sum), hn::Set(du, (uint64_t{1} << 29) - 1));
+  const auto tie = hn::RebindMask(dd, hn::Eq(below_float, hn::Set(du, uint64_t{1} << 28)));
+  const auto magnitude = hn::Abs(sum);
+  const auto subnormal = hn::And(hn::Lt(magnitude, hn::Set(dd, 0x1p-126)), hn::Lt(hn::Zero(dd), magnitude));
+  return hn::Or(tie, subnormal);
+}
+
+// There the sum is rounded to odd instead: the nearest double `sum`, moved one step toward the
+// exact sum where that was inexact and `sum` is even. Rounded on to float (nearest even), it
+// gives the exact sum's nearest float, double having more than two bits beyond float's (Boldo
+// and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms using rounding
+// to odd", IEEE Trans. Computers 57(4), 2008). Exact products and their float addends neither
 // overflow nor underflow in double, so the error term below is exact (NaN where an operand is
 // infinite or NaN, which leaves the sum alone).
 template <class DD>
-HWY_INLINE hn::Vec<DD> SumRoundedToOdd(DD dd, hn::Vec<DD> product, hn::Vec<DD> addend) {
+HWY_INLINE hn::Vec<DD> RoundedToOdd(DD dd, hn::Vec<DD> product, hn::Vec<DD> addend, hn::Vec<DD> sum) {
   const hn::RebindToUnsigned<DD> du;
-  const auto sum = hn::Add(product, addend);
   const auto addend_part = hn::Sub(sum, product);  // Knuth's two-sum: the rounding error exactly
   const auto error = hn::Add(hn::Sub(product, hn::Sub(sum, addend_part)), hn::Sub(addend, addend_part));
   const auto bits = hn::BitCast(du, sum);
@@ -50,7 +63,7 @@ HWY_INLINE hn::Vec<D> FusedMulAddLane(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D
 }
 
 // a * b + c with one rounding, float lanes. Targets without an FMA (SSE4 and below) take each
-// half of the lanes through double (SumRoundedToOdd), a single lane FusedMulAddLane.
+// half of the lanes through double (MayRoundTwice), a single lane FusedMulAddLane.
 template <class D>
 HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
 #if HWY_NATIVE_FMA
@@ -64,13 +77,15 @@ HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c)
   } else {
     const hn::Half<D> dh;
     const hn::Rebind<double, decltype(dh)> dd;
-    auto half = [&](auto a_half, auto b_half, auto c_half) HWY_ATTR {
-      const auto product = hn::Mul(hn::PromoteTo(dd, a_half), hn::PromoteTo(dd, b_half));  // exact
-      return hn::DemoteTo(dh, SumRoundedToOdd(dd, product, hn::PromoteTo(dd, c_half)));
-    };
-    const auto low = half(hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c));
-    const auto high = half(hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c));
-    return hn::Combine(d, high, low);
+    const auto c_low = hn::PromoteTo(dd, hn::LowerHalf(dh, c)), c_high = hn::PromoteTo(dd, hn::UpperHalf(dh, c));
+    const auto product_low = hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, a)), hn::PromoteTo(dd, hn::LowerHalf(dh, b)));
+    const auto product_high = hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, a)), hn::PromoteTo(dd, hn::UpperHalf(dh, b)));
+    auto sum_low = hn::Add(product_low, c_low), sum_high = hn::Add(product_high, c_high);
+    if (HWY_UNLIKELY(!hn::AllFalse(dd, hn::Or(MayRoundTwice(dd, sum_low), MayRoundTwice(dd, sum_high))))) {
+      sum_low = RoundedToOdd(dd, product_low, c_low, sum_low);
+      sum_high = RoundedToOdd(dd, product_high, c_high, sum_high);
+    }
+    return hn::Combine(d, hn::DemoteTo(dh, sum_high), hn::DemoteTo(dh, sum_low));
   }
 #endif
 }
