@@ -85,7 +85,8 @@ TEST_P(FusedMulAddTest, RoundsOnceAsTheCLibraryFmaDoes) {
   const Operands ops = MakeOperands(aclhost::testing::TestSeed());
   const size_t count = ops.a.size();
   std::vector<float> out(count);
-  aclhost::kernels::FusedMulAddArrays(ops.a.data(), ops.b.data(), ops.c.data(), static_cast<int64_t>(count), out.data(), GetParam());
+  aclhost::kernels::FusedMulAddArrays(ops.a.data(), ops.b.data(), ops.c.data(), static_cast<int64_t>(count), out.data(),
+                                      GetParam());
   size_t wrong = 0;
   for (size_t i = 0; i < count; ++i) {
     const float want = std::fma(ops.a[i], ops.b[i], ops.c[i]);

@@ -54,38 +54,38 @@ HWY_INLINE hn::Vec<DD> RoundedToOdd(DD dd, hn::Vec<DD> product, hn::Vec<DD> adde
   const auto odd = hn::IfThenElse(away, hn::Add(bits, one), hn::Sub(bits, one));
   return hn::BitCast(dd, hn::IfThenElse(hn::And(inexact, even), odd, bits));
 }
+
+// a * b + c with one rounding, the float lanes of df through as many double lanes of dd.
+template <class DF, class DD>
+HWY_INLINE hn::Vec<DF> FusedMulAddInDouble(DF df, DD dd, hn::Vec<DF> a, hn::Vec<DF> b, hn::Vec<DF> c) {
+  const auto addend = hn::PromoteTo(dd, c);
+  const auto product = hn::Mul(hn::PromoteTo(dd, a), hn::PromoteTo(dd, b));  // exact
+  auto sum = hn::Add(product, addend);
+  if (HWY_UNLIKELY(!hn::AllFalse(dd, MayRoundTwice(dd, sum)))) sum = RoundedToOdd(dd, product, addend, sum);
+  return hn::DemoteTo(df, sum);
+}
 #endif
 
-// a * b + c with one rounding, one float lane, by the C library.
-template <class D>
-HWY_INLINE hn::Vec<D> FusedMulAddLane(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
-  return hn::Set(d, std::fma(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
-}
-
-// a * b + c with one rounding, float lanes. Targets without an FMA (SSE4 and below) take each
-// half of the lanes through double (MayRoundTwice), a single lane FusedMulAddLane.
+// a * b + c with one rounding, float lanes. Targets without an FMA (SSE4 and below) go through
+// double (FusedMulAddInDouble), half of a vector's lanes at a time; the scalar target calls the C
+// library's fma, which uses the CPU's where it has one (Zen 4, one thread, (256, 1024) FLOAT in
+// cache: 3.7 times the unfused scalar code's time; the double path took 4.6 times).
 template <class D>
 HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
 #if HWY_NATIVE_FMA
   (void)d;
   return hn::MulAdd(a, b, c);
 #elif HWY_TARGET == HWY_SCALAR
-  return FusedMulAddLane(d, a, b, c);
+  return hn::Set(d, std::fma(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
 #else
   if constexpr (hn::MaxLanes(D()) == 1) {
-    return FusedMulAddLane(d, a, b, c);
+    return FusedMulAddInDouble(d, hn::Rebind<double, D>(), a, b, c);
   } else {
     const hn::Half<D> dh;
     const hn::Rebind<double, decltype(dh)> dd;
-    const auto c_low = hn::PromoteTo(dd, hn::LowerHalf(dh, c)), c_high = hn::PromoteTo(dd, hn::UpperHalf(dh, c));
-    const auto product_low = hn::Mul(hn::PromoteTo(dd, hn::LowerHalf(dh, a)), hn::PromoteTo(dd, hn::LowerHalf(dh, b)));
-    const auto product_high = hn::Mul(hn::PromoteTo(dd, hn::UpperHalf(dh, a)), hn::PromoteTo(dd, hn::UpperHalf(dh, b)));
-    auto sum_low = hn::Add(product_low, c_low), sum_high = hn::Add(product_high, c_high);
-    if (HWY_UNLIKELY(!hn::AllFalse(dd, hn::Or(MayRoundTwice(dd, sum_low), MayRoundTwice(dd, sum_high))))) {
-      sum_low = RoundedToOdd(dd, product_low, c_low, sum_low);
-      sum_high = RoundedToOdd(dd, product_high, c_high, sum_high);
-    }
-    return hn::Combine(d, hn::DemoteTo(dh, sum_high), hn::DemoteTo(dh, sum_low));
+    const auto low = FusedMulAddInDouble(dh, dd, hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c));
+    const auto high = FusedMulAddInDouble(dh, dd, hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c));
+    return hn::Combine(d, high, low);
   }
 #endif
 }

@@ -20,7 +20,9 @@ void FusedMulAddArraysForTarget(const float *a, const float *b, const float *c, 
     hn::StoreU(FusedMulAdd(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, out + i);
   }
   const hn::CappedTag<float, 1> d1;  // the rest one lane at a time
-  for (; i < count; ++i) hn::StoreU(FusedMulAdd(d1, hn::LoadU(d1, a + i), hn::LoadU(d1, b + i), hn::LoadU(d1, c + i)), d1, out + i);
+  for (; i < count; ++i) {
+    hn::StoreU(FusedMulAdd(d1, hn::LoadU(d1, a + i), hn::LoadU(d1, b + i), hn::LoadU(d1, c + i)), d1, out + i);
+  }
 }
 
 }  // namespace HWY_NAMESPACE

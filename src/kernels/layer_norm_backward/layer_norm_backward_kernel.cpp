@@ -48,8 +48,8 @@ inline int64_t PaddedCols(int64_t cols) { return (cols + kLanes - 1) / kLanes * 
 // from pass 1 for pass 2 (RowPasses::Rows; a stack buffer of 16 KiB at most; FLOAT rows input -
 // mean alone, kKeepsCenteredOnly), which then neither reads gradOut and input again nor converts
 // or subtracts them: 3 instead of 5 operations a vector (4 for FLOAT rows, whose g is formed
-// again), and no conversions. Same bits. Intel Xeon (Emerald Rapids), two threads, alternating builds call by
-// call in a slow hour: (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 ->
+// again), and no conversions. Same bits. Intel Xeon (Emerald Rapids), two threads, alternating
+// builds call by call in a slow hour: (8192, 768) FLOAT16 3.75 -> 3.32 ms medians (17 of 20 pairs), BF16 3.66 ->
 // 3.10 (18 of 20), FLOAT even (5 of 12); (32768, 1024) FLOAT16 11 of 12 and BF16 14 of 20 faster,
 // (262144, 128) FLOAT16 14 of 20, BF16 10 of 12; (64, 256) FLOAT 12 of 12 and 14 of 20. On the AMD
 // VM (first session of 2026-12-03) keeping them had measured no faster; on Zen 5 and Zen 4 most
@@ -711,8 +711,8 @@ class RowPasses {
   // meanwhile unless the call is in cache (lnb::FetchesNextRows; lnb::FetchesNextRowsIntoL2 says
   // into which cache): otherwise each row's arithmetic waits behind its own first read from
   // memory. row_means: per row its means of g and g * xhat; stream: write whole lines of gradInput
-  // with non-temporal stores (which, below); kept: the rows' input - mean and (unless kKeepsCenteredOnly)
-  // g as pass 1 left them (Sums' kKeep), read instead of input (and gradOut);
+  // with non-temporal stores (which, below); kept: the rows' input - mean and (unless
+  // kKeepsCenteredOnly) g as pass 1 left them (Sums' kKeep), read instead of input (and gradOut);
   // fetch_second_halves: fetch only the second halves of `next` (FetchNextHalf; pass 1 fetched the
   // first; Rows says why); rows_in_turn: each row's columns all before the next row's (kHalfGroups
   // only; lnb::TakesGroupRowsInTurn), rather than a line of each row at a time.
