@@ -80,9 +80,9 @@ int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config);
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;
 // grad_bias[n] = sum_m grad_out. Float32 arithmetic (three multiply-adds fused, emulated exactly
-// where the CPU has no FMA) in an order fixed by (rows, cols) alone, so
-// the bits do not depend on the SIMD target or the thread count; each result is rounded once to
-// its element type (nearest even). Exact aliasing of grad_input with grad_out or input is allowed.
+// on SIMD targets without an FMA) in an order fixed by (rows, cols) alone, so the bits do not
+// depend on the SIMD target or the thread count; each result is rounded once to its element type
+// (nearest even). Exact aliasing of grad_input with grad_out or input is allowed.
 void LayerNormBackward(const LayerNormBackwardArgs &args);
 
 }  // namespace kernels
