@@ -66,10 +66,11 @@ HWY_INLINE hn::Vec<DF> FusedMulAddInDouble(DF df, DD dd, hn::Vec<DF> a, hn::Vec<
 }
 #endif
 
-// a * b + c with one rounding, float lanes. Targets without an FMA (SSE4 and below) go through
-// double (FusedMulAddInDouble), half of a vector's lanes at a time; the scalar target calls the C
-// library's fma, which uses the CPU's where it has one (Zen 4, one thread, (256, 1024) FLOAT in
-// cache: 3.7 times the unfused scalar code's time; the double path took 4.6 times).
+// a * b + c with one rounding, float vectors of two lanes or more, or the scalar target's one.
+// Targets without an FMA (SSE4 and below) go through double (FusedMulAddInDouble), half of a
+// vector's lanes at a time; the scalar target calls the C library's fma, which uses the CPU's
+// where it has one (Zen 4, one thread, (256, 1024) FLOAT in cache: 3.7 times the unfused scalar
+// code's time; the double path took 4.6 times).
 template <class D>
 HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
 #if HWY_NATIVE_FMA
@@ -78,15 +79,11 @@ HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c)
 #elif HWY_TARGET == HWY_SCALAR
   return hn::Set(d, std::fma(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
 #else
-  if constexpr (hn::MaxLanes(D()) == 1) {
-    return FusedMulAddInDouble(d, hn::Rebind<double, D>(), a, b, c);
-  } else {
-    const hn::Half<D> dh;
-    const hn::Rebind<double, decltype(dh)> dd;
-    const auto low = FusedMulAddInDouble(dh, dd, hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c));
-    const auto high = FusedMulAddInDouble(dh, dd, hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c));
-    return hn::Combine(d, high, low);
-  }
+  const hn::Half<D> dh;
+  const hn::Rebind<double, decltype(dh)> dd;
+  const auto low = FusedMulAddInDouble(dh, dd, hn::LowerHalf(dh, a), hn::LowerHalf(dh, b), hn::LowerHalf(dh, c));
+  const auto high = FusedMulAddInDouble(dh, dd, hn::UpperHalf(dh, a), hn::UpperHalf(dh, b), hn::UpperHalf(dh, c));
+  return hn::Combine(d, high, low);
 #endif
 }
 

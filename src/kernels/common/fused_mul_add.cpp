@@ -3,6 +3,9 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "kernels/common/dispatch.h"
 #include "kernels/common/fused_mul_add-inl.h"
 #include "kernels/common/fused_mul_add.h"
@@ -14,14 +17,16 @@ namespace HWY_NAMESPACE {
 
 void FusedMulAddArraysForTarget(const float *a, const float *b, const float *c, int64_t count, float *out) {
   const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= count; i += lanes) {
-    hn::StoreU(FusedMulAdd(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i), hn::LoadU(d, c + i)), d, out + i);
-  }
-  const hn::CappedTag<float, 1> d1;  // the rest one lane at a time
-  for (; i < count; ++i) {
-    hn::StoreU(FusedMulAdd(d1, hn::LoadU(d1, a + i), hn::LoadU(d1, b + i), hn::LoadU(d1, c + i)), d1, out + i);
+  constexpr size_t kLanes = hn::MaxLanes(d);
+  for (int64_t i = 0; i < count; i += static_cast<int64_t>(kLanes)) {
+    // Whole vectors, as the kernels take them: the last one's missing lanes are zeros.
+    const size_t lanes = std::min(kLanes, static_cast<size_t>(count - i));
+    HWY_ALIGN float lanes_a[kLanes] = {}, lanes_b[kLanes] = {}, lanes_c[kLanes] = {}, lanes_out[kLanes];
+    std::memcpy(lanes_a, a + i, lanes * sizeof(float));
+    std::memcpy(lanes_b, b + i, lanes * sizeof(float));
+    std::memcpy(lanes_c, c + i, lanes * sizeof(float));
+    hn::Store(FusedMulAdd(d, hn::Load(d, lanes_a), hn::Load(d, lanes_b), hn::Load(d, lanes_c)), d, lanes_out);
+    std::memcpy(out + i, lanes_out, lanes * sizeof(float));
   }
 }
 
