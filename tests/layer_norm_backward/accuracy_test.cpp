@@ -434,13 +434,16 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   // order, in blocks of 4 chunks of 64 rows cut at batch ends (200-row batches), by 1 to 8
   // threads on every target; ragged last blocks of columns (37, 100, 40) and of rows (1200 = 4
   // blocks and 176 rows). 16-bit columns whose byte strides are multiples of 1 KiB (1,024 rows)
-  // take AVX-512's pass 1 in pairs of squares, those of 600 rows in single squares.
+  // take AVX-512's pass 1 in pairs of squares, those of 600 rows in single squares. FLOAT
+  // channel-major blocks of 200 rows: the run from row 600 meets the chunk end at 640 within a
+  // block of 16 rows.
   for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {
     for (const int threads : {1, 2, 3, 8}) {
       SCOPED_TRACE(std::string("ACLNN_HOST_ISA=") + isa + " ACLNN_HOST_NUM_THREADS=" + std::to_string(threads));
       setenv("ACLNN_HOST_ISA", isa, 1);
       setenv("ACLNN_HOST_NUM_THREADS", std::to_string(threads).c_str(), 1);
       ExpectStridedBitsEqualDense({6, 200, 37}, StridedRows::kChannelMajor, stream_, ACL_FLOAT16);
+      ExpectStridedBitsEqualDense({6, 200, 37}, StridedRows::kChannelMajor, stream_, ACL_FLOAT);
       ExpectStridedBitsEqualDense({1200, 100}, StridedRows::kTransposed, stream_, ACL_FLOAT);
       ExpectStridedBitsEqualDense({600, 48}, StridedRows::kTransposed, stream_, ACL_BF16);
       ExpectStridedBitsEqualDense({1024, 40}, StridedRows::kTransposed, stream_, ACL_FLOAT16);
