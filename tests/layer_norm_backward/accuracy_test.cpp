@@ -434,9 +434,9 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   // order, in blocks of 4 chunks of 64 rows cut at batch ends (200-row batches), by 1 to 8
   // threads on every target; ragged last blocks of columns (37, 100, 40) and of rows (1200 = 4
   // blocks and 176 rows). 16-bit columns whose byte strides are multiples of 1 KiB (1,024 rows)
-  // take AVX-512's pass 1 in pairs of squares, those of 600 rows in single squares. FLOAT
-  // channel-major blocks of 200 rows: the run from row 600 meets the chunk end at 640 within a
-  // block of 16 rows.
+  // take AVX-512's pass 1 in pairs of squares, those of 600 rows in single squares; FLOAT squares
+  // (1,200 rows) load their lines in halves there. FLOAT channel-major blocks of 200 rows: the run
+  // from row 600 meets the chunk end at 640 within a square.
   for (const char *isa : {"scalar", "sse4", "avx2", "avx512"}) {
     for (const int threads : {1, 2, 3, 8}) {
       SCOPED_TRACE(std::string("ACLNN_HOST_ISA=") + isa + " ACLNN_HOST_NUM_THREADS=" + std::to_string(threads));
@@ -461,7 +461,8 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);
   // Over 8 MiB of gradInput, streamed, in chunks of 100 rows: runs of 200 (1,000 on Intel) rows,
   // every second one starting half a line into each column, whose first 8 rows take ordinary
-  // stores so that the rest streams from a line's start.
+  // stores so that the rest streams from a line's start. Columns 100 KiB apart: AVX-512's FLOAT
+  // squares load each line whole.
   ExpectStridedBitsEqualDense({25600, 90}, StridedRows::kTransposed, stream_, ACL_FLOAT);
   // Runs shorter than a piece of pass 1 (6 rows; tiles sized for them) with a ragged last block of
   // columns, whose tiles' padding is zeroed: nothing written past the tiles (the BF16 weight's

@@ -1290,6 +1290,52 @@ HWY_INLINE BlockVec SquareColumnAsFloat(const WordSquare &square, int64_t k) {
     return BlockVec{_mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(source, column)))};
   }
 }
+
+// A square of 16 x 16 FLOAT elements transposed in sixteen 512-bit vectors: columns[k] is the
+// square's column k, so that pass 1 adds its rows straight from registers, as WordSquare does for
+// 16-bit ones, rather than through the tiles (8 x 8 squares of 256 bits stored and loaded again).
+struct FloatSquare {
+  BlockVec columns[16];
+};
+
+// The 16 x 16 square at src (rows stride elements apart, a 64-byte line each). Each half of the
+// columns (8 of them) from eight vectors of two rows' halves, r and r + 4, whose 128-bit blocks
+// are then transposed as 4 x 4: block 0 of vector j holds column j of rows 0-3 (of the group of
+// eight rows), block 1 column 4 + j, blocks 2 and 3 the same of rows 4-7; one block shuffle of
+// the two groups' vectors j puts a whole column's 16 rows in order. kWholeLines: each line loaded
+// once, whole, and split in registers; else in two halves, each where its half of the columns
+// needs it, which is cheaper but reads the line twice: from L2 the second time where the rows
+// crowd L1's sets (RunColumnRows).
+template <bool kWholeLines>
+HWY_INLINE void LoadFloatSquare(const float *src, int64_t stride, FloatSquare *square) {
+  const hn::Full512<float> d;
+  const hn::Full256<float> d_half;
+  hn::Vec<decltype(d)> lines[16];
+  if constexpr (kWholeLines) {
+    for (int64_t r = 0; r < 16; ++r) lines[r] = hn::LoadU(d, src + r * stride);
+  }
+  for (int64_t half = 0; half < 2; ++half) {
+    // Rows r and r + 4 (r < 4: the first group's rows; r >= 8: the second's), half `half` of each.
+    auto row_pair = [&](int64_t r) HWY_ATTR __attribute__((always_inline)) {
+      if constexpr (kWholeLines) {
+        return half == 0 ? hn::ConcatLowerLower(d, lines[r + 4], lines[r]) : hn::ConcatUpperUpper(d, lines[r + 4], lines[r]);
+      } else {
+        return hn::Combine(d, hn::LoadU(d_half, src + (r + 4) * stride + half * 8), hn::LoadU(d_half, src + r * stride + half * 8));
+      }
+    };
+    hn::Vec<decltype(d)> upper_rows[4], lower_rows[4], upper[4], lower[4];  // rows 0-7, rows 8-15
+    for (int64_t r = 0; r < 4; ++r) {
+      upper_rows[r] = row_pair(r);
+      lower_rows[r] = row_pair(r + 8);
+    }
+    TransposeWithinBlocks(d, upper_rows, upper);
+    TransposeWithinBlocks(d, lower_rows, lower);
+    for (int64_t j = 0; j < 4; ++j) {
+      square->columns[half * 8 + j] = BlockVec{_mm512_shuffle_f32x4(upper[j].raw, lower[j].raw, _MM_SHUFFLE(2, 0, 2, 0))};
+      square->columns[half * 8 + 4 + j] = BlockVec{_mm512_shuffle_f32x4(upper[j].raw, lower[j].raw, _MM_SHUFFLE(3, 1, 3, 1))};
+    }
+  }
+}
 #endif
 
 // Pass 1's pieces in the order it takes them (a run's pieces of the 16 columns from n0 on, then
@@ -1366,7 +1412,7 @@ class ColumnPieceFetch {
 // first_chunk, whose partials are at `partials`, with the same operations in the same order as
 // rows in memory get (RowPasses): pass 1 moves 16 columns, a piece of their runs at a time, into
 // the tiles, row after row of 16 lanes (the last block zero-padded as a row's is; AVX-512 takes
-// 16-bit squares of 16 rows from registers instead, WordSquare), and adds each
+// squares of 16 rows from registers instead, WordSquare and FloatSquare), and adds each
 // row's block to its lane sums, kept in scratch between blocks, and to the column partials of its
 // chunk; pass 2 writes gradInput column by column, a line of its rows at a time.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
@@ -1459,7 +1505,24 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
       };
       int64_t i = p0;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      if constexpr (kData != ElementType::kFloat32) {
+      if constexpr (kData == ElementType::kFloat32) {
+        if (width == kBlockLanes) {
+          const float *const go_floats = reinterpret_cast<const float *>(go) + n0 * go_stride;
+          const float *const x_floats = reinterpret_cast<const float *>(x) + n0 * x_stride;
+          for (; i + kBlockLanes <= p1; i += kBlockLanes) {
+            FloatSquare go_square, x_square;
+            if (crowded_sets) {
+              LoadFloatSquare<true>(go_floats + i, go_stride, &go_square);
+              LoadFloatSquare<true>(x_floats + i, x_stride, &x_square);
+            } else {
+              LoadFloatSquare<false>(go_floats + i, go_stride, &go_square);
+              LoadFloatSquare<false>(x_floats + i, x_stride, &x_square);
+            }
+#pragma GCC unroll 16
+            for (int64_t k = 0; k < kBlockLanes; ++k) add_row(i + k, &go_square.columns[k], &x_square.columns[k]);
+          }
+        }
+      } else {
         if (width == kBlockLanes) {
           // Rows first .. first + 16, the squares' columns.
           auto add_square = [&](int64_t first, const WordSquare &go_square, const WordSquare &x_square)
