@@ -1435,9 +1435,9 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   // builds, against the tiles: (4096, 4096) BF16 transposed, 8 KiB apart, 5.87 -> 5.45 ms with
   // pairs (14 of 16 pairs) but 5.96 -> 6.41 with single squares (2 of 24); (4000, 4096), 8,000
   // bytes apart, 5.83 -> 5.54 with single squares (12 of 16), 6.35 -> 6.92 with pairs (6 of 16).
-  // FLOAT squares (FloatSquare) there load each line whole rather than in halves: (8192, 768)
-  // FLOAT transposed, 32 KiB apart, took 2.45 -> 2.63-2.68 ms with halves, about as the tiles
-  // whole. Where the columns do not crowd, halves: one thread, in cache, (1200, 1024) FLOAT
+  // FLOAT squares (FloatSquare) there load each line whole rather than in halves: against the
+  // tiles, (8192, 768) FLOAT transposed, 32 KiB apart, took 2.45 -> 2.63-2.68 ms with halves, and
+  // was even with whole lines (11 of 24 pairs). Where the columns do not crowd, halves: one thread, in cache, (1200, 1024) FLOAT
   // transposed 514 -> 445 us against the tiles (198 of 200 pairs); two threads, NCHW memory (32,
   // 3136, 128) 5.09 -> 4.71 ms (16 of 16). Crowded columns keep the squares too: keeping the
   // tiles for them made GCC spill in the tiles' loop (6-8 % slower; the squares 1.5-3 % in cache).
