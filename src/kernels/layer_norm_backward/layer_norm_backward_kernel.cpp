@@ -1437,10 +1437,11 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   // bytes apart, 5.83 -> 5.54 with single squares (12 of 16), 6.35 -> 6.92 with pairs (6 of 16).
   // FLOAT squares (FloatSquare) there load each line whole rather than in halves: against the
   // tiles, (8192, 768) FLOAT transposed, 32 KiB apart, took 2.45 -> 2.63-2.68 ms with halves, and
-  // was even with whole lines (11 of 24 pairs). Where the columns do not crowd, halves: one thread, in cache, (1200, 1024) FLOAT
-  // transposed 514 -> 445 us against the tiles (198 of 200 pairs); two threads, NCHW memory (32,
-  // 3136, 128) 5.09 -> 4.71 ms (16 of 16). Crowded columns keep the squares too: keeping the
-  // tiles for them made GCC spill in the tiles' loop (6-8 % slower; the squares 1.5-3 % in cache).
+  // was even with whole lines (11 of 24 pairs). Where the columns do not crowd, halves: one
+  // thread, in cache, (1200, 1024) FLOAT transposed 514 -> 445 us against the tiles (198 of 200
+  // pairs); two threads, NCHW memory (32, 3136, 128) 5.09 -> 4.71 ms (16 of 16). Crowded columns
+  // take squares too, at 1.5-3 % in cache against the tiles: keeping the tiles for them alone
+  // made GCC spill in the tiles' loop, 6-8 % slower.
   constexpr int64_t kCrowdingStrideBytes = 1024;
   const bool crowded_sets = (go_stride * size) % kCrowdingStrideBytes == 0 || (x_stride * size) % kCrowdingStrideBytes == 0;
   const uint16_t *const go_words = reinterpret_cast<const uint16_t *>(go), *const x_words = reinterpret_cast<const uint16_t *>(x);
