@@ -23,7 +23,7 @@
 namespace {
 
 int g_threads = 1;
-int64_t g_column_block_rows = 0;  // LayerNormBackwardColumnBlockRows, set in main
+aclhost::kernels::KernelConfig g_config;  // set in main
 
 using aclhost::bench::Layout;
 
@@ -151,6 +151,10 @@ constexpr int64_t kLine = FloorOperands::kLineBytes, kPass1TileBytes = 4 * kLine
 
 void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors, int64_t long_row_group = 0) {
   const std::string shape = std::string(aclhost::bench::DtypeName(dtype)) + "/" + std::to_string(rows) + "x" + std::to_string(cols);
+  using aclhost::kernels::ElementType;
+  const ElementType type =
+      dtype == ACL_FLOAT ? ElementType::kFloat32 : dtype == ACL_FLOAT16 ? ElementType::kFloat16 : ElementType::kBFloat16;
+  const int64_t column_block_rows = aclhost::kernels::LayerNormBackwardColumnBlockRows(g_config, rows, cols, type);
   for (const Floor floor : floors) {
     static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows", "/two_pass_rows_by_lines",
                                          "/two_pass_rows_by_tiles"};
@@ -160,7 +164,7 @@ void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initiali
       aclhost::bench::TimeAgainst(state, "triad", &aclhost::bench::TriadPass, g_threads, operands.effective_bytes(), [&] {
         switch (floor) {
           case Floor::kDense: operands.DensePass(g_threads); break;
-          case Floor::kTwoPassColumns: operands.TwoPassColumns(g_threads, g_column_block_rows); break;
+          case Floor::kTwoPassColumns: operands.TwoPassColumns(g_threads, column_block_rows); break;
           case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, long_row_group, FloorOperands::kWholeRow, FloorOperands::kWholeRow); break;
           case Floor::kTwoPassRowsByLines: operands.TwoPassRows(g_threads, long_row_group, kLine, kLine); break;
           case Floor::kTwoPassRowsByTiles: operands.TwoPassRows(g_threads, long_row_group, kPass1TileBytes, kLine); break;
@@ -177,13 +181,12 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   aclInit(nullptr);
   aclrtSetDevice(0);
-  const aclhost::kernels::KernelConfig config = aclhost::kernels::CurrentKernelConfig();
-  g_threads = config.threads;
-  g_column_block_rows = aclhost::kernels::LayerNormBackwardColumnBlockRows(config);
+  g_config = aclhost::kernels::CurrentKernelConfig();
+  g_threads = g_config.threads;
   std::printf("kernel %s, %d threads; one pass of a STREAM triad with %d threads runs before every timed call of a case of 8 MiB or more\n",
-              aclhost::kernels::IsaName(config.isa), config.threads, config.threads);
-  benchmark::AddCustomContext("kernel", aclhost::kernels::IsaName(config.isa));
-  benchmark::AddCustomContext("threads", std::to_string(config.threads));
+              aclhost::kernels::IsaName(g_config.isa), g_config.threads, g_config.threads);
+  benchmark::AddCustomContext("kernel", aclhost::kernels::IsaName(g_config.isa));
+  benchmark::AddCustomContext("threads", std::to_string(g_config.threads));
 
   const std::vector<std::vector<int64_t>> shapes = {{8192, 768},  {4096, 4096},  {32768, 1024},
                                                     {262144, 128}, {1024, 32768}, {16384, 5120}};

@@ -348,18 +348,35 @@ constexpr int64_t kMaxColumnRunRows = 1024;
 // session) 1,024 faster: (8192, 768) FLOAT 5.71 -> 4.77 ms medians (11 of 12 pairs) and 5.45 ->
 // 4.51 (12 of 12), (4096, 4096) BF16 12.2 -> 9.4 (8 of 8), NCHW memory (32, 3136, 128) 11.0 -> 8.8
 // (10 of 10); 512 gained less (10 %, 16 %, even), 2,048 as much as 1,024, 128 lost.
-inline int64_t ColumnBlockRows(CacheVendor vendor) { return vendor == CacheVendor::kIntel ? 1024 : 256; }
+// On Zen 5 (thirty-eighth session) 16-bit operands take 512 rows, runs of 1 KiB as FLOAT's 256
+// rows are, in calls from memory (gradInput streamed, StreamsOutput) where every thread gets such
+// a block. Two threads, alternating builds call by call from cold caches, medians: (4096, 4096)
+// BF16 transposed 3.78 -> 3.49 ms (15 of 16 pairs; the other order 16 of 16), 4.61 -> 4.25 (15 of
+// 16; 15 of 16); (8192, 768) BF16 1.49 -> 1.33 (13 of 16), (16384, 1024) BF16 3.56 -> 3.38 (9 of
+// 12), FLOAT16 (4096, 4096) 9 of 12, NCHW memory (32, 3136, 128) BF16 5 and 9 of 12. 1,024 rows
+// were even on (4096, 4096); FLOAT at 512 slower ((8192, 768) 2.32 -> 2.40 ms, 3 of 16). In cache,
+// (1024, 1024) BF16 lost a little (one thread a block: 87 and 131 of 300 pairs), even from cold
+// caches; a call with fewer blocks than threads left threads idle ((512, 4096) 0.73 -> 1.32 ms).
+constexpr int64_t kLongColumnBlockRows = 512;
+
+inline int64_t ColumnBlockRows(const KernelConfig &config, int64_t rows, int64_t cols, size_t element_size) {
+  if (config.vendor == CacheVendor::kIntel) return 1024;
+  const bool long_runs = config.vendor == CacheVendor::kAmdZen5 && element_size == 2 &&
+                         StreamsOutput(rows * cols * static_cast<int64_t>(element_size)) &&
+                         rows >= kLongColumnBlockRows * config.threads;
+  return long_runs ? kLongColumnBlockRows : 256;
+}
 
 inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_columns.batch_rows > 0; }
 
-inline int64_t ColumnBlockChunks(int64_t rows, CacheVendor vendor) {
-  const int64_t chunks = ColumnBlockRows(vendor) / RowsPerChunk(rows);
+inline int64_t ColumnBlockChunks(const KernelConfig &config, int64_t rows, int64_t cols, size_t element_size) {
+  const int64_t chunks = ColumnBlockRows(config, rows, cols, element_size) / RowsPerChunk(rows);
   return chunks > 1 ? chunks : 1;
 }
 
 // The most rows a run holds.
-inline int64_t ColumnRunRows(int64_t rows, CacheVendor vendor) {
-  const int64_t block = ColumnBlockChunks(rows, vendor) * RowsPerChunk(rows);
+inline int64_t ColumnRunRows(const KernelConfig &config, int64_t rows, int64_t cols, size_t element_size) {
+  const int64_t block = ColumnBlockChunks(config, rows, cols, element_size) * RowsPerChunk(rows);
   return std::min({block, rows, kMaxColumnRunRows});
 }
 
@@ -1682,7 +1699,8 @@ void RunColumns(const LayerNormBackwardArgs &args, const lnb::Task &task) {
       lnb::ClearChunkPartials(lnb::ChunkPartials(task.partials, args.cols, chunk - first_chunk), args.cols);
     }
   }
-  const lnb::ColumnScratch scratch(task.thread_scratch, lnb::ColumnRunRows(args.rows, args.config.vendor), args.cols, ElementSize(kData));
+  const lnb::ColumnScratch scratch(task.thread_scratch, lnb::ColumnRunRows(args.config, args.rows, args.cols, ElementSize(kData)),
+                                    args.cols, ElementSize(kData));
   const int64_t batch_rows = args.input_columns.batch_rows;
   for (int64_t a = task.row_begin, b; a < task.row_end; a = b) {
     b = std::min({task.row_end, (a / batch_rows + 1) * batch_rows, a + lnb::kMaxColumnRunRows});
@@ -1826,8 +1844,11 @@ float *PlacePartials(char *region, int64_t cols, std::initializer_list<const voi
 
 // Per thread: three row tiles where rows are staged, a ColumnScratch where they lie in columns.
 size_t ThreadBytes(int64_t rows, int64_t cols, ElementType data_type, int64_t staged_row_multiple, bool in_columns,
-                   CacheVendor vendor) {
-  if (in_columns) return lnb::ColumnScratch(nullptr, lnb::ColumnRunRows(rows, vendor), cols, ElementSize(data_type)).bytes;
+                   const KernelConfig &config) {
+  if (in_columns) {
+    const size_t size = ElementSize(data_type);
+    return lnb::ColumnScratch(nullptr, lnb::ColumnRunRows(config, rows, cols, size), cols, size).bytes;
+  }
   return staged_row_multiple > 0 ? 3 * lnb::TileBytes(rows, cols, ElementSize(data_type), staged_row_multiple) : 0;
 }
 
@@ -1848,7 +1869,7 @@ ScratchLayout LayoutScratch(int64_t rows, int64_t cols, ElementType data_type, E
                             int64_t staged_row_multiple, bool in_columns, const KernelConfig &config) {
   ScratchLayout layout;
   layout.threads = PartialsBytes(rows, cols, column_sums);
-  layout.thread_bytes = ThreadBytes(rows, cols, data_type, staged_row_multiple, in_columns, config.vendor);
+  layout.thread_bytes = ThreadBytes(rows, cols, data_type, staged_row_multiple, in_columns, config);
   layout.lanes = layout.threads + static_cast<size_t>(config.threads) * layout.thread_bytes;
   layout.weight = layout.lanes + SegmentLanesBytes(rows, cols, staged_row_multiple > 0 || in_columns);
   layout.size = layout.weight + WidenedBytesFor(weight_type, cols);
@@ -1957,7 +1978,9 @@ void RunSharedRows(const LayerNormBackwardArgs &args, const TargetFunctions &tar
 
 }  // namespace
 
-int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config) { return lnb::ColumnBlockRows(config.vendor); }
+int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config, int64_t rows, int64_t cols, ElementType data_type) {
+  return lnb::ColumnBlockRows(config, rows, cols, ElementSize(data_type));
+}
 
 size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType data_type, ElementType weight_type,
                                      bool column_sums, int64_t staged_row_multiple, bool in_columns,
@@ -1994,7 +2017,8 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
 
   PartialsTree tree(partials, args.cols, chunks, target.add_partials);
   if (in_columns) {
-    const int64_t block_chunks = lnb::ColumnBlockChunks(args.rows, args.config.vendor), blocks = (chunks + block_chunks - 1) / block_chunks;
+    const int64_t block_chunks = lnb::ColumnBlockChunks(args.config, args.rows, args.cols, ElementSize(args.data_type));
+    const int64_t blocks = (chunks + block_chunks - 1) / block_chunks;
     auto run_block = [&](int64_t block, int worker) {
       lnb::Task task;
       task.kind = lnb::Task::Kind::kColumns;

@@ -72,10 +72,11 @@ size_t LayerNormBackwardScratchBytes(int64_t rows, int64_t cols, ElementType dat
                                      bool column_sums, int64_t staged_row_multiple, bool in_columns,
                                      const KernelConfig &config);
 
-// The rows a block of operands in columns (input_columns) aims at: the length of the run of every
-// column that its two passes read (1,024 on Intel CPUs, 256 on others). Benchmarks that measure
-// the columns' memory floor use the same blocks.
-int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config);
+// The rows a block of operands in columns (input_columns) aims at in a (rows, cols) call: the
+// length of the run of every column that its two passes read (1,024 on Intel CPUs; 512 for 16-bit
+// operands of calls from memory on Zen 5 where every thread gets a block; 256 otherwise).
+// Benchmarks that measure the columns' memory floor use the same blocks.
+int64_t LayerNormBackwardColumnBlockRows(const KernelConfig &config, int64_t rows, int64_t cols, ElementType data_type);
 
 // grad_input[m,n] = (g - (mean_n(g) + xhat * mean_n(g * xhat))) * rstd_m with g = grad_out * weight
 // and xhat = (input - mean_m) * rstd_m; grad_weight[n] = sum_m grad_out * xhat;
