@@ -22,6 +22,13 @@ inline float FloatFromBits(uint32_t bits) {
   return value;
 }
 
+// value, or the one quiet NaN (bits 0x7FC00000) where value is any NaN. Which NaN an operation
+// passes on (its sign and payload) depends on the order of its operands, which compilers choose
+// per SIMD target, and an emulated FMA passes on another than the CPU's: whether the result is a
+// NaN does not. So the backward kernel writes every NaN result as this one (rounded to 16 bits:
+// 0x7E00 FLOAT16, 0x7FC0 BF16), the same bits on every target.
+inline float CanonicalNaN(float value) { return std::isnan(value) ? std::numeric_limits<float>::quiet_NaN() : value; }
+
 inline float HalfToFloat(uint16_t half) {
   const uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
   const uint32_t exponent = (half >> 10) & 0x1Fu;

@@ -15,23 +15,27 @@ namespace HWY_NAMESPACE {
 template <ElementType T>
 void NarrowBlocks(const float *in, int64_t count, void *out) {
   BlockVec block[kBlockVecs];
+  auto canonical_nans = [&]() HWY_ATTR {
+    for (int64_t v = 0; v < kBlockVecs; ++v) block[v] = CanonicalNaNs(block[v]);
+  };
   int64_t n = 0;
   for (; n + kBlockLanes <= count; n += kBlockLanes) {
     LoadBlock<ElementType::kFloat32>(in, n, block);
+    canonical_nans();
     StoreBlock<T>(block, out, n);
   }
   if (n < count) {
     ReadBlock<ElementType::kFloat32>(in, n, count, block);
+    canonical_nans();
     WriteBlock<T>(block, out, n, count);
   }
 }
 
-// 16-bit types only: ConvertFloats copies float32.
 void ConvertFloatsForTarget(const float *in, int64_t count, ElementType type, void *out) {
-  if (type == ElementType::kBFloat16) {
-    NarrowBlocks<ElementType::kBFloat16>(in, count, out);
-  } else {
-    NarrowBlocks<ElementType::kFloat16>(in, count, out);
+  switch (type) {
+    case ElementType::kFloat16: return NarrowBlocks<ElementType::kFloat16>(in, count, out);
+    case ElementType::kBFloat16: return NarrowBlocks<ElementType::kBFloat16>(in, count, out);
+    case ElementType::kFloat32: return NarrowBlocks<ElementType::kFloat32>(in, count, out);
   }
 }
 
@@ -59,16 +63,10 @@ void WidenToFloatsForTarget(const void *in, ElementType type, int64_t count, flo
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
-#include <cstring>
-
 namespace aclhost {
 namespace kernels {
 
 void ConvertFloats(const float *in, int64_t count, ElementType type, void *out, Isa isa) {
-  if (type == ElementType::kFloat32) {
-    if (count > 0) std::memcpy(out, in, static_cast<size_t>(count) * sizeof(float));
-    return;
-  }
   ACLHOST_FUNCTION_FOR_ISA(isa, ConvertFloatsForTarget)(in, count, type, out);
 }
 

@@ -11,7 +11,8 @@
 namespace aclhost {
 namespace kernels {
 
-// out[i] = in[i] rounded to nearest even in type; the same bits for every isa.
+// out[i] = in[i] rounded to nearest even in type, a NaN as the one quiet NaN (CanonicalNaN); the
+// same bits for every isa.
 void ConvertFloats(const float *in, int64_t count, ElementType type, void *out, Isa isa);
 
 // Bytes for WidenToFloats' output of count elements (whole 16-float blocks, 64-byte multiple).

@@ -2,8 +2,10 @@
 // operand's rows lie (RowSpacing). Kernels see only raw pointers and these tags, never an API type.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "common/float_convert.h"
 
@@ -90,6 +92,16 @@ inline void StoreElement(void *data, ElementType type, int64_t index, float valu
   }
   const uint16_t bits = type == ElementType::kFloat16 ? FloatToHalf(value) : FloatToBf16(value);
   std::memcpy(static_cast<char *>(data) + index * 2, &bits, sizeof bits);
+}
+
+// Every NaN among `count` elements of `type`, `step` elements apart from data's first, rewritten
+// as the one quiet NaN (CanonicalNaN's, rounded to type: 0x7E00 FLOAT16, 0x7FC0 BF16). For results
+// a kernel wrote with whatever NaN its arithmetic passed on, in the rare rows that may hold one.
+// Out of line and cold: inlined into a kernel's pass, GCC laid out the pass's hot loops worse.
+[[gnu::cold, gnu::noinline]] inline void CanonicalizeNaNs(void *data, ElementType type, int64_t count, int64_t step) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (std::isnan(LoadElement(data, type, i * step))) StoreElement(data, type, i * step, std::numeric_limits<float>::quiet_NaN());
+  }
 }
 
 }  // namespace kernels
