@@ -97,7 +97,8 @@ inline void StoreElement(void *data, ElementType type, int64_t index, float valu
 // Every NaN among `count` elements of `type`, `step` elements apart from data's first, rewritten
 // as the one quiet NaN (CanonicalNaN's, rounded to type: 0x7E00 FLOAT16, 0x7FC0 BF16). For results
 // a kernel wrote with whatever NaN its arithmetic passed on, in the rare rows that may hold one.
-// Out of line and cold: inlined into a kernel's pass, GCC laid out the pass's hot loops worse.
+// Out of line and cold, so that the passes that call it for their rare rows keep it out of their
+// hot code.
 [[gnu::cold, gnu::noinline]] inline void CanonicalizeNaNs(void *data, ElementType type, int64_t count, int64_t step) {
   for (int64_t i = 0; i < count; ++i) {
     if (std::isnan(LoadElement(data, type, i * step))) StoreElement(data, type, i * step, std::numeric_limits<float>::quiet_NaN());

@@ -18,7 +18,7 @@ namespace kernels {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-#if !HWY_NATIVE_FMA && HWY_TARGET != HWY_SCALAR
+#if !HWY_NATIVE_FMA && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
 // Targets without an FMA compute a * b + c in double: the product of two floats is exact there,
 // and the sum's rounding to double then to float gives the exact value's nearest float except
 // where the double sum is a tie between two floats (the 29 bits below float's last one a 1 and
@@ -70,7 +70,10 @@ HWY_INLINE hn::Vec<DF> FusedMulAddInDouble(DF df, DD dd, hn::Vec<DF> a, hn::Vec<
 // Targets without an FMA (SSE4 and below) go through double (FusedMulAddInDouble), half of a
 // vector's lanes at a time; the scalar target calls the C library's fma, which uses the CPU's
 // where it has one (Zen 4, one thread, (256, 1024) FLOAT in cache: 3.7 times the unfused scalar
-// code's time; the double path took 4.6 times).
+// code's time; the double path took 4.6 times). So does the emulated 128-bit target, lane by
+// lane, where a build has it instead of the scalar one (clang's: the sanitizer build): its
+// double-to-float DemoteTo clamps what lies beyond float's range, infinities included, to the
+// largest float, where rounding makes them infinite.
 template <class D>
 HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c) {
 #if HWY_NATIVE_FMA
@@ -78,6 +81,14 @@ HWY_INLINE hn::Vec<D> FusedMulAdd(D d, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D> c)
   return hn::MulAdd(a, b, c);
 #elif HWY_TARGET == HWY_SCALAR
   return hn::Set(d, std::fma(hn::GetLane(a), hn::GetLane(b), hn::GetLane(c)));
+#elif HWY_TARGET == HWY_EMU128
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  HWY_ALIGN float as[kLanes], bs[kLanes], cs[kLanes];
+  hn::Store(a, d, as);
+  hn::Store(b, d, bs);
+  hn::Store(c, d, cs);
+  for (size_t i = 0; i < kLanes; ++i) as[i] = std::fma(as[i], bs[i], cs[i]);
+  return hn::Load(d, as);
 #else
   const hn::Half<D> dh;
   const hn::Rebind<double, decltype(dh)> dd;
