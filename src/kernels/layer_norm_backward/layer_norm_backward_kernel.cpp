@@ -344,7 +344,8 @@ inline void ClearChunkPartials(float *chunk_partials, int64_t cols) {
 // passes on depends on operand orders that compilers choose per target and on the FMA being the
 // CPU's or emulated, so NaN results would differ between targets. Checked a row, not an element:
 // one thread, in cache, bench/ab_builds both orders, (256, 1024) FLOAT 48.1 -> 48.4 us medians
-// (606 of 2000 pairs faster) and 47.5 -> 47.9, (64, 256) 2.9 -> 3.0 (25 % of 5,000 pairs faster);
+// (606 of 2000 pairs faster) and 47.5 -> 47.9, BF16 48.3 -> 49.5 (455 of 2000) and 48.1 -> 48.6,
+// (64, 256) FLOAT 2.9 -> 3.0 (25 % of 5,000 pairs faster);
 // canonical results straight from the arithmetic cost 5-9 % ((256, 1024) FLOAT 49.1 -> 51.4 us,
 // BF16 46.9 -> 51.3), a flag tested a block 1-16 %.
 inline bool RowMayMakeNaN(float rstd, float mean_g, float rstd_mean_gx) {
