@@ -119,6 +119,9 @@ int RequestedThreads() {
 }  // namespace
 
 bool IsaAvailable(Isa isa) {
+  // Every build runs a scalar request: on Highway's scalar target, or where a build has its
+  // emulated 128-bit target instead (clang's), on that one, the dispatch's fallback.
+  if (isa == Isa::kScalar) return true;
   for (const IsaInfo &info : kIsas) {
     if (info.isa == isa) return (HWY_TARGETS & info.hwy_target) != 0 && (SupportedTargets() & info.hwy_target) != 0;
   }

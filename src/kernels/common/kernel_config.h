@@ -59,7 +59,7 @@ const char *IsaName(Isa isa);
 // when the library loads. The AVX-512 code rounds to BF16 with it where it gives the same bits.
 extern const bool kCpuHasAvx512Bf16;
 
-// Whether the CPU (and this build) can run isa.
+// Whether the CPU (and this build) can run isa; scalar always (the build's fallback target).
 bool IsaAvailable(Isa isa);
 
 }  // namespace kernels
