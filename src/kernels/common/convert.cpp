@@ -3,6 +3,8 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 
+#include <limits>
+
 #include "kernels/common/convert.h"
 #include "kernels/common/dispatch.h"
 #include "kernels/common/simd_convert-inl.h"
@@ -11,6 +13,13 @@ HWY_BEFORE_NAMESPACE();
 namespace aclhost {
 namespace kernels {
 namespace HWY_NAMESPACE {
+
+// Every NaN of v as the one quiet NaN (aclhost::CanonicalNaN), so that a NaN result has the same
+// bits on every target.
+HWY_INLINE BlockVec CanonicalNaNs(BlockVec v) {
+  const BlockTag d;
+  return hn::IfThenElse(hn::IsNaN(v), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), v);
+}
 
 template <ElementType T>
 void NarrowBlocks(const float *in, int64_t count, void *out) {

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 #include "hwy/highway.h"
 #include "kernels/common/element_type.h"
@@ -32,13 +31,6 @@ using BlockVec = hn::Vec<BlockTag>;
 constexpr int64_t kBlockWidth = static_cast<int64_t>(hn::MaxLanes(BlockTag()));
 constexpr int64_t kBlockVecs = kBlockLanes / kBlockWidth;
 static_assert(kBlockVecs * kBlockWidth == kBlockLanes, "a block is a whole number of vectors");
-
-// Every NaN of v as the one quiet NaN (aclhost::CanonicalNaN), so that a NaN result has the same
-// bits on every target.
-HWY_INLINE BlockVec CanonicalNaNs(BlockVec v) {
-  const BlockTag d;
-  return hn::IfThenElse(hn::IsNaN(v), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), v);
-}
 
 // float16 bits (in 32-bit lanes) to float32, exactly: the exponent is rebased by a multiply by
 // 2^112, which also turns subnormals into the right normals; Inf and NaN keep their payload.
