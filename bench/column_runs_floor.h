@@ -25,12 +25,17 @@ class FloorOperands {
 
   // One pass in memory order: gradInput's words from gradOut's and input's, streaming stores.
   void DensePass(int threads);
-  // Blocks of block_rows rows (a multiple of 64 bytes of them), a thread's at a time: every
+  // Blocks of block_rows rows (a multiple of 64 bytes of them), each thread taking the next: every
   // column's run of the block read from gradOut and input (pass 1), then read again and
   // gradInput's run written with streaming stores (pass 2); each pass fetches the run two columns
   // on into L2 at each column's start (a bound on the traffic, not a copy of the operator's
   // fetching, which docs/PERFORMANCE.md describes).
   void TwoPassColumns(int threads, int64_t block_rows);
+  // Each thread a share of the columns, whole (a stretch of memory): all of it read (pass 1), then
+  // read again and gradInput written (pass 2). The order a design would take that gave threads
+  // whole columns: it adds a row's columns on several threads, which the determinism rule (each
+  // row's sums in column order, whatever the thread count) rules out. For comparison only.
+  void TwoPassWholeColumns(int threads);
   // How many bytes of a row a pass of TwoPassRows takes before the next row's: a whole row (one
   // row after another), or a burst of whole 64-byte lines (row 0's first burst, row 1's first
   // burst, ..., then every row's second burst).

@@ -146,7 +146,7 @@ void Register(const Problem &problem) {
 // pass 2 a line of each row at a time (the operator's order for groups of 2). docs/PERFORMANCE.md
 // (twenty-fifth to twenty-seventh sessions) compares them.
 using aclhost::bench::FloorOperands;
-enum class Floor { kDense, kTwoPassColumns, kTwoPassRows, kTwoPassRowsByLines, kTwoPassRowsByTiles };
+enum class Floor { kDense, kTwoPassColumns, kTwoPassWholeColumns, kTwoPassRows, kTwoPassRowsByLines, kTwoPassRowsByTiles };
 constexpr int64_t kLine = FloorOperands::kLineBytes, kPass1TileBytes = 4 * kLine;
 
 void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initializer_list<Floor> floors, int64_t long_row_group = 0) {
@@ -156,8 +156,8 @@ void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initiali
       dtype == ACL_FLOAT ? ElementType::kFloat32 : dtype == ACL_FLOAT16 ? ElementType::kFloat16 : ElementType::kBFloat16;
   const int64_t column_block_rows = aclhost::kernels::LayerNormBackwardColumnBlockRows(g_config, rows, cols, type);
   for (const Floor floor : floors) {
-    static const char *const kNames[] = {"/dense", "/two_pass_columns", "/two_pass_rows", "/two_pass_rows_by_lines",
-                                         "/two_pass_rows_by_tiles"};
+    static const char *const kNames[] = {"/dense",         "/two_pass_columns",       "/two_pass_whole_columns",
+                                         "/two_pass_rows", "/two_pass_rows_by_lines", "/two_pass_rows_by_tiles"};
     const std::string name = "MemoryFloor/" + shape + kNames[static_cast<int>(floor)];
     benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State &state) {
       FloorOperands operands(rows, cols, aclDataTypeSize(dtype));
@@ -165,6 +165,7 @@ void RegisterFloors(int64_t rows, int64_t cols, aclDataType dtype, std::initiali
         switch (floor) {
           case Floor::kDense: operands.DensePass(g_threads); break;
           case Floor::kTwoPassColumns: operands.TwoPassColumns(g_threads, column_block_rows); break;
+          case Floor::kTwoPassWholeColumns: operands.TwoPassWholeColumns(g_threads); break;
           case Floor::kTwoPassRows: operands.TwoPassRows(g_threads, long_row_group, FloorOperands::kWholeRow, FloorOperands::kWholeRow); break;
           case Floor::kTwoPassRowsByLines: operands.TwoPassRows(g_threads, long_row_group, kLine, kLine); break;
           case Floor::kTwoPassRowsByTiles: operands.TwoPassRows(g_threads, long_row_group, kPass1TileBytes, kLine); break;
@@ -199,8 +200,8 @@ int main(int argc, char **argv) {
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kPaddedRows});
   Register({{8192, 768}, 1, ACL_FLOAT, Layout::kTransposed});
   Register({{4096, 4096}, 1, ACL_BF16, Layout::kTransposed});
-  RegisterFloors(8192, 768, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassColumns});
-  RegisterFloors(4096, 4096, ACL_BF16, {Floor::kDense, Floor::kTwoPassColumns});
+  RegisterFloors(8192, 768, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassColumns, Floor::kTwoPassWholeColumns});
+  RegisterFloors(4096, 4096, ACL_BF16, {Floor::kDense, Floor::kTwoPassColumns, Floor::kTwoPassWholeColumns});
   // Long FLOAT rows against their two-pass floors, in the operator's groups.
   RegisterFloors(4096, 4096, ACL_FLOAT, {Floor::kDense, Floor::kTwoPassRows, Floor::kTwoPassRowsByLines}, 4);
   RegisterFloors(1024, 32768, ACL_FLOAT, {Floor::kTwoPassRows, Floor::kTwoPassRowsByLines, Floor::kTwoPassRowsByTiles}, 2);
