@@ -33,7 +33,9 @@ inline double Median(std::vector<double> values) {
 // median of the passes ("<name>_GB/s") and the median of each call's GB/s over its own pass's
 // ("x_<name>"): this machine's bandwidth drifts by tens of per cent within seconds, and a call
 // compared with the pass next to it shares its drift. "x_<name>_best" is STREAM's way, the best
-// call over the best pass, for comparison.
+// call over the best pass, for comparison. "xcore_ns" (those cases, two threads or more): the
+// median of a cross-core round trip (CoreRoundTripNs) taken after each call, which tells which of
+// its two states a virtual machine's vCPUs were in.
 template <typename Call>
 void TimeAgainst(benchmark::State &state, const char *name, double (*reference_pass)(int), int threads, double effective_bytes,
                  Call call) {
@@ -42,7 +44,7 @@ void TimeAgainst(benchmark::State &state, const char *name, double (*reference_p
     return;
   }
   const bool against_reference = effective_bytes >= kWarmCaseBytes;
-  std::vector<double> seconds, reference_rates, ratios;
+  std::vector<double> seconds, reference_rates, ratios, round_trips;
   for (auto _ : state) {
     const double reference_rate = against_reference ? reference_pass(threads) : 0.0;
     if (against_reference) LeaveCachesClean(threads);
@@ -58,6 +60,7 @@ void TimeAgainst(benchmark::State &state, const char *name, double (*reference_p
     if (against_reference) {
       reference_rates.push_back(reference_rate);
       ratios.push_back(effective_bytes / elapsed / reference_rate);
+      round_trips.push_back(CoreRoundTripNs(threads));
     }
   }
   if (seconds.empty()) return;
@@ -69,6 +72,7 @@ void TimeAgainst(benchmark::State &state, const char *name, double (*reference_p
   state.counters[std::string("x_") + name] = Median(ratios);
   state.counters[std::string("x_") + name + "_best"] =
       effective_bytes / *std::min_element(seconds.begin(), seconds.end()) / *std::max_element(reference_rates.begin(), reference_rates.end());
+  if (threads > 1) state.counters["xcore_ns"] = Median(round_trips);
 }
 
 // A workspace that grows to the largest size asked, so that timed calls do not allocate.

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -68,6 +69,33 @@ void LeaveCachesClean(int threads) {
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sum)
   for (size_t i = 0; i < kCleanCount; i += 16) sum += data[i];  // one float a 64-byte line
   benchmark::DoNotOptimize(sum);
+}
+
+double CoreRoundTripNs(int threads) {
+  if (threads < 2) return 0.0;
+  constexpr int kTrips = 256;
+  alignas(64) std::atomic<int> turn{0};
+  double nanoseconds = 0.0;
+#pragma omp parallel num_threads(2)
+  if (omp_get_num_threads() == 2) {  // a team of one would wait for itself
+    const bool first = omp_get_thread_num() == 0;
+#pragma omp barrier
+    const auto start = std::chrono::steady_clock::now();
+    for (int trip = 0; trip < kTrips; ++trip) {
+      const int sent = 2 * trip + 1, answered = 2 * trip + 2;
+      if (first) {
+        turn.store(sent, std::memory_order_release);
+        while (turn.load(std::memory_order_acquire) != answered) {
+        }
+      } else {
+        while (turn.load(std::memory_order_acquire) != sent) {
+        }
+        turn.store(answered, std::memory_order_release);
+      }
+    }
+    if (first) nanoseconds = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / kTrips;
+  }
+  return nanoseconds;
 }
 
 double TriadPass(int threads) { return Pass<3>(threads); }
