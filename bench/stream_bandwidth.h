@@ -22,8 +22,9 @@ void LeaveCachesClean(int threads);
 
 // Nanoseconds for a cache line to go from one OpenMP thread to another and back (two threads
 // handing a counter to each other), 0 with fewer than two threads. On the Zen 5 VM it tells the
-// machine's two states apart: 75-95 ns where the triad gives 46-50 GB/s, 350-400 ns where it gives
-// 70-80 (the vCPUs apparently on two CCDs then, each with its own L3 and link to memory;
+// machine's two states apart: 75-125 ns, where the triad gave 40-50 GB/s, and 340-400 ns, where
+// it gave 70-80 GB/s in some runs and 46-52 in others while one pass with streaming stores moved
+// twice that (the vCPUs apparently on two CCDs then, each with its own L3 and link to memory;
 // docs/PERFORMANCE.md, thirty-ninth session).
 double CoreRoundTripNs(int threads);
 
