@@ -21,7 +21,7 @@ namespace {
 struct IsaInfo {
   Isa isa;
   const char *name;
-  int64_t hwy_target;
+  int64_t hwy_targets;  // the Highway targets that run it (a mask)
 };
 
 // Best first.
@@ -29,7 +29,9 @@ constexpr IsaInfo kIsas[] = {
     {Isa::kAvx512, "avx512", HWY_AVX3},
     {Isa::kAvx2, "avx2", HWY_AVX2},
     {Isa::kSse4, "sse4", HWY_SSE4},
-    {Isa::kScalar, "scalar", HWY_SCALAR},
+    // The dispatch's fallback (ACLHOST_FUNCTION_FOR_ISA), whichever of the two a build compiles
+    // (clang's builds the emulated 128-bit target instead of the scalar one): every build runs it.
+    {Isa::kScalar, "scalar", HWY_SCALAR | HWY_EMU128},
 };
 
 Isa BestIsa() {
@@ -119,11 +121,8 @@ int RequestedThreads() {
 }  // namespace
 
 bool IsaAvailable(Isa isa) {
-  // Every build runs a scalar request: on Highway's scalar target, or where a build has its
-  // emulated 128-bit target instead (clang's), on that one, the dispatch's fallback.
-  if (isa == Isa::kScalar) return true;
   for (const IsaInfo &info : kIsas) {
-    if (info.isa == isa) return (HWY_TARGETS & info.hwy_target) != 0 && (SupportedTargets() & info.hwy_target) != 0;
+    if (info.isa == isa) return (HWY_TARGETS & info.hwy_targets) != 0 && (SupportedTargets() & info.hwy_targets) != 0;
   }
   return false;
 }
