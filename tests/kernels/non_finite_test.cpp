@@ -161,11 +161,14 @@ TEST_P(NonFiniteTest, OneNaNAndTheSameBitsOnEveryTargetAndThreadCount) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, NonFiniteTest,
     // Dense rows one at a time and in groups (short rows of a call in cache), 16-bit rows kept
-    // for pass 2, and rows in columns (pass 2 column by column).
+    // for pass 2, rows of several segments (pass 2 segment by segment; the FLOAT ones shared
+    // among threads from 2 threads on), and rows in columns (pass 2 column by column).
     ::testing::Values(NonFiniteCase{"float_rows", 300, 768, ElementType::kFloat32, false},
                       NonFiniteCase{"float_short_rows", 200, 100, ElementType::kFloat32, false},
                       NonFiniteCase{"bf16_rows", 150, 700, ElementType::kBFloat16, false},
                       NonFiniteCase{"half_rows", 130, 300, ElementType::kFloat16, false},
+                      NonFiniteCase{"float_shared_long_rows", 12, 70000, ElementType::kFloat32, false},
+                      NonFiniteCase{"bf16_long_rows", 70, 20000, ElementType::kBFloat16, false},
                       NonFiniteCase{"float_columns", 600, 40, ElementType::kFloat32, true},
                       NonFiniteCase{"bf16_columns", 700, 33, ElementType::kBFloat16, true}),
     [](const ::testing::TestParamInfo<NonFiniteCase> &info) { return std::string(info.param.name); });
