@@ -418,8 +418,8 @@ inline bool TakesColumnBlocksInTurn(const void *grad_input, const ColumnLayout &
 }
 
 // Pass 1 transposes a run's 16 columns a piece of this many bytes of each at a time (64 FLOAT
-// rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches a later piece into L2
-// meanwhile (ColumnPieceFetch; what follows measured the next piece fetched at once); whole runs
+// rows, 128 16-bit ones), into tiles of 4 KiB that stay in L1, and fetches later runs into L2
+// meanwhile (ColumnRunFetch; what follows measured the next piece fetched at once); whole runs
 // made tiles of up to 64 KiB (FLOAT, 1,024 rows) that went through L2, whose sets the runs'
 // power-of-two strides crowd. Two threads, alternating builds call by call, every call from cold
 // caches, medians: (8192, 768) FLOAT transposed 7.15 -> 5.19 ms (9 of 10 pairs), 6.73 -> 5.59 (10
@@ -1389,74 +1389,63 @@ HWY_INLINE void LoadFloatSquare(const float *src, int64_t stride, FloatSquare *s
 }
 #endif
 
-// Pass 1's pieces in the order it takes them (a run's pieces of the 16 columns from n0 on, then
-// the next 16 columns'), fetched into L2 kColumnFetchPiecesAhead pieces ahead of the one pass 1
-// works on, a line of gradOut and one of input with every FLOAT row pass 1 adds, every second
-// 16-bit one (RunColumnRows' kRowsPerFetchedLine: a piece's lines over its rows), rather than the
-// next piece's 64 lines of each at once before its transposition, whose loads then queued behind
-// them (a core holds only so many misses in flight). Zen 5 (twenty-first session), two threads,
-// alternating builds call by call from cold caches, medians: (8192, 768) FLOAT transposed 3.00 ->
-// 2.15 ms (11 of 12 pairs; 2.99 -> 2.28, 12 of 12, three pieces ahead), (4096, 4096) BF16
-// transposed 6.23 -> 4.90 (12 of 12), NCHW memory (32, 3136, 128) FLOAT 7.15 -> 6.47 (8 of 10) and
-// BF16 4.21 -> 4.07 (8 of 10); (256, 4096) transposed, from L3, FLOAT 1.19 -> 1.08 ms (190 of 200)
-// but BF16 272 -> 285 us (21 of 200).
-// Spreading the fetch with a division per line lost most of it, for 16-bit rows all.
-constexpr int kColumnFetchPiecesAhead = 2;
-
-class ColumnPieceFetch {
+// Pass 1's runs fetched into L2 one group of 16 columns ahead: while pass 1 works on the 16
+// columns from n0 on, the next 16 columns' runs, each whole run in turn, a line of gradOut and one
+// of input with every FLOAT row pass 1 adds, every second 16-bit one (RunColumnRows'
+// kRowsPerFetchedLine: as many lines as pass 1 reads meanwhile), rather than the next piece's 64
+// lines of each at once before its transposition, whose loads then queued behind them (a core
+// holds only so many misses in flight; twenty-first session, Zen 5: (8192, 768) FLOAT transposed
+// 3.00 -> 2.15 ms, (4096, 4096) BF16 6.23 -> 4.90). Until the fortieth session the fetch ran two
+// pieces (256 bytes of each of the 16 columns) ahead, four lines of a column before the next
+// column's; a column's whole run in turn keeps each burst of fetches within one stretch of memory.
+// Pass 1's order without arithmetic (a variant of MemoryFloor's two_pass_columns, not kept) moved
+// its bytes 7-12 % faster so. Zen 5, two threads, alternating builds call by call from cold
+// caches, medians: (4096, 4096) BF16 transposed 3.72 -> 3.46 ms (15 of 16 pairs; the other order
+// 13 of 16), (8192, 768) FLOAT transposed 2.15 -> 1.98 (12 of 12; 9 of 12), NCHW memory (32, 3136,
+// 128) BF16 3.21 -> 3.04 (6 of 8; 6 of 8), FLOAT even (4 of 8; 4 of 8), (4096, 4096) FLOAT16
+// even (5 and 4 of 10), (256, 4096) from L3 FLOAT 85 and 92 of 100, BF16 76 and 81 of 100; one
+// thread (4096, 4096) BF16 6.05 -> 5.31 ms (6 of 6; 6 of 6). In cache ((1024, 1024) BF16, warm)
+// even in one run (104 of 200 pairs) and 3 % slower in another (28 of 200).
+class ColumnRunFetch {
  public:
-  ColumnPieceFetch(const char *grad_out, int64_t grad_out_column_bytes, const char *input, int64_t input_column_bytes,
-                   int64_t cols, int64_t run_bytes, int64_t piece_bytes)
+  ColumnRunFetch(const char *grad_out, int64_t grad_out_column_bytes, const char *input, int64_t input_column_bytes,
+                 int64_t cols, int64_t run_bytes)
       : grad_out_(grad_out), input_(input), grad_out_column_bytes_(grad_out_column_bytes),
-        input_column_bytes_(input_column_bytes), cols_(cols), run_bytes_(run_bytes), piece_bytes_(piece_bytes) {
-    // The pieces before kColumnFetchPiecesAhead at once but the first (whose transposition comes
-    // at once); then the one that many on is ready to be fetched line by line.
-    for (int piece = 1; piece < kColumnFetchPiecesAhead; ++piece) {
-      Advance();
-      FetchRest();
-    }
-    Advance();
+        input_column_bytes_(input_column_bytes), cols_(cols), run_bytes_(run_bytes) {
+    NextGroup();  // the first group's runs come as pass 1 reads them
   }
 
-  // One line of each operand of the piece being fetched, if any is left.
+  // One line of each operand of the group being fetched, if any is left.
   HWY_INLINE void Line() {
     if (column_ >= column_end_) return;
     FetchForReading(grad_out_ + column_ * grad_out_column_bytes_ + byte_, true);
     FetchForReading(input_ + column_ * input_column_bytes_ + byte_, true);
     byte_ += 64;
-    if (byte_ >= piece_end_) {
-      byte_ = piece_begin_;
+    if (byte_ >= run_bytes_) {
+      byte_ = 0;
       ++column_;
     }
   }
 
-  // The rest of the piece being fetched, then the next piece is the one to fetch.
-  void FinishPiece() {
-    FetchRest();
-    Advance();
+  // Pass 1 is done with a group: the rest of the next one's lines, then the group after it is the
+  // one to fetch.
+  void FinishGroup() {
+    while (column_ < column_end_) Line();
+    NextGroup();
   }
 
  private:
-  void FetchRest() {
-    while (column_ < column_end_) Line();
-  }
-
-  void Advance() {
-    piece_begin_ += piece_bytes_;
-    if (piece_begin_ >= run_bytes_) {
-      piece_begin_ = 0;
-      first_column_ += kBlockLanes;
-    }
-    piece_end_ = std::min(piece_begin_ + piece_bytes_, run_bytes_);
+  void NextGroup() {
+    first_column_ += kBlockLanes;
     column_ = first_column_;
     column_end_ = std::min(first_column_ + kBlockLanes, cols_);
-    byte_ = piece_begin_;
+    byte_ = 0;
   }
 
   const char *grad_out_, *input_;
-  int64_t grad_out_column_bytes_, input_column_bytes_, cols_, run_bytes_, piece_bytes_;
-  int64_t first_column_ = 0, piece_begin_ = 0, piece_end_ = 0;  // the piece being fetched
-  int64_t column_ = 0, column_end_ = 0, byte_ = 0;                 // its next line
+  int64_t grad_out_column_bytes_, input_column_bytes_, cols_, run_bytes_;
+  int64_t first_column_ = 0;                     // the group being fetched
+  int64_t column_ = 0, column_end_ = 0, byte_ = 0;  // its next line
 };
 
 // Rows [a, b) of one batch of operands in columns (lnb::InColumns), the first of them in chunk
@@ -1477,7 +1466,7 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const char *const x = static_cast<const char *>(args.input) + ColumnRowOffset(args.input_columns, a) * size;
   const float *const weight = static_cast<const float *>(args.weight);
   const int64_t piece_rows = lnb::ColumnPieceRows(ElementSize(kData));
-  ColumnPieceFetch fetch(go, go_stride * size, x, x_stride * size, cols, count * size, piece_rows * size);
+  ColumnRunFetch fetch(go, go_stride * size, x, x_stride * size, cols, count * size);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   // 16-bit squares (WordSquare): columns a multiple of kCrowdingStrideBytes apart put a square's
   // 16 lines into at most 4 of L1's 64 sets (8 ways each), where gradOut's and input's 32 evict
@@ -1497,8 +1486,8 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   const bool crowded_sets = (go_stride * size) % kCrowdingStrideBytes == 0 || (x_stride * size) % kCrowdingStrideBytes == 0;
   const uint16_t *const go_words = reinterpret_cast<const uint16_t *>(go), *const x_words = reinterpret_cast<const uint16_t *>(x);
 #endif
-  // A piece holds 16 columns of piece_rows * size / 64 lines: one line of each operand per row
-  // (FLOAT) or per two rows (16-bit) fetches it over its rows.
+  // A group's runs hold 16 columns of count * size / 64 lines: one line of each operand per row
+  // (FLOAT) or per two rows (16-bit) fetches the next group's over this group's rows.
   constexpr int64_t kRowsPerFetchedLine = 4 / static_cast<int64_t>(ElementSize(kData));
   for (int64_t i = 0; i < count; ++i) {
     scratch.mean[i] = static_cast<float>(LoadElement(args.mean, args.mean_type, a + i));
@@ -1624,8 +1613,8 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
           add_row(i, go_block, x_block);
         }
       }
-      fetch.FinishPiece();
     }
+    fetch.FinishGroup();
     if (kColumnSums) store_partials();
     if (segment_begin > 0 && n0 + kBlockLanes >= lnb::SegmentEnd(cols, segment_begin)) {
       for (int64_t i = 0; i < count; ++i) {
