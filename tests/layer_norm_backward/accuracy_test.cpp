@@ -461,8 +461,9 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   ExpectStridedBitsEqualDense({270001, 3}, StridedRows::kTransposed, stream_, ACL_FLOAT);
   // Over 8 MiB of gradInput, streamed, in chunks of 100 rows: runs of 200 (1,000 on Intel) rows,
   // every second one starting half a line into each column, whose first 8 rows take ordinary
-  // stores so that the rest streams from a line's start. Columns 100 KiB apart: AVX-512's FLOAT
-  // squares load each line whole.
+  // stores so that the rest streams from a line's start. Columns 100 KiB apart: AVX-512 copies
+  // each piece's runs into the tiles and takes FLOAT half squares from there (the last piece of a
+  // run, 8 rows, through the tiles' transposition).
   ExpectStridedBitsEqualDense({25600, 90}, StridedRows::kTransposed, stream_, ACL_FLOAT);
   // Runs shorter than a piece of pass 1 (6 rows; tiles sized for them) with a ragged last block of
   // columns, whose tiles' padding is zeroed: nothing written past the tiles (the BF16 weight's

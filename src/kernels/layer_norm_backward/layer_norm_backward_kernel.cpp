@@ -1349,43 +1349,34 @@ struct FloatSquare {
   BlockVec columns[16];
 };
 
-// The 16 x 16 square at src (rows stride elements apart, a 64-byte line each). Each half of the
-// columns (8 of them) from eight vectors of two rows' halves, r and r + 4, whose 128-bit blocks
-// are then transposed as 4 x 4: block 0 of vector j holds column j of rows 0-3 (of the group of
-// eight rows), block 1 column 4 + j, blocks 2 and 3 the same of rows 4-7; one block shuffle of
-// the two groups' vectors j puts a whole column's 16 rows in order. kWholeLines: each line loaded
-// once, whole, and split in registers; else in two halves, each where its half of the columns
-// needs it, which is cheaper but reads the line twice: from L2 the second time where the rows
-// crowd L1's sets (RunColumnRows).
-template <bool kWholeLines>
-HWY_INLINE void LoadFloatSquare(const float *src, int64_t stride, FloatSquare *square) {
+// Half `half` of the 16 x 16 square at src (rows stride elements apart, a 64-byte line each): its
+// columns half * 8 .. half * 8 + 8, from eight vectors of two rows' halves, r and r + 4, whose
+// 128-bit blocks are then transposed as 4 x 4: block 0 of vector j holds column j of rows 0-3 (of
+// the group of eight rows), block 1 column 4 + j, blocks 2 and 3 the same of rows 4-7; one block
+// shuffle of the two groups' vectors j puts a whole column's 16 rows in order.
+HWY_INLINE void LoadFloatHalfSquare(const float *src, int64_t stride, int64_t half, BlockVec *columns) {
   const hn::Full512<float> d;
   const hn::Full256<float> d_half;
-  hn::Vec<decltype(d)> lines[16];
-  if constexpr (kWholeLines) {
-    for (int64_t r = 0; r < 16; ++r) lines[r] = hn::LoadU(d, src + r * stride);
+  auto row_pair = [&](int64_t r) HWY_ATTR __attribute__((always_inline)) {
+    return hn::Combine(d, hn::LoadU(d_half, src + (r + 4) * stride + half * 8), hn::LoadU(d_half, src + r * stride + half * 8));
+  };
+  hn::Vec<decltype(d)> upper_rows[4], lower_rows[4], upper[4], lower[4];  // rows 0-7, rows 8-15
+  for (int64_t r = 0; r < 4; ++r) {
+    upper_rows[r] = row_pair(r);
+    lower_rows[r] = row_pair(r + 8);
   }
-  for (int64_t half = 0; half < 2; ++half) {
-    // Rows r and r + 4 (r < 4: the first group's rows; r >= 8: the second's), half `half` of each.
-    auto row_pair = [&](int64_t r) HWY_ATTR __attribute__((always_inline)) {
-      if constexpr (kWholeLines) {
-        return half == 0 ? hn::ConcatLowerLower(d, lines[r + 4], lines[r]) : hn::ConcatUpperUpper(d, lines[r + 4], lines[r]);
-      } else {
-        return hn::Combine(d, hn::LoadU(d_half, src + (r + 4) * stride + half * 8), hn::LoadU(d_half, src + r * stride + half * 8));
-      }
-    };
-    hn::Vec<decltype(d)> upper_rows[4], lower_rows[4], upper[4], lower[4];  // rows 0-7, rows 8-15
-    for (int64_t r = 0; r < 4; ++r) {
-      upper_rows[r] = row_pair(r);
-      lower_rows[r] = row_pair(r + 8);
-    }
-    TransposeWithinBlocks(d, upper_rows, upper);
-    TransposeWithinBlocks(d, lower_rows, lower);
-    for (int64_t j = 0; j < 4; ++j) {
-      square->columns[half * 8 + j] = BlockVec{_mm512_shuffle_f32x4(upper[j].raw, lower[j].raw, _MM_SHUFFLE(2, 0, 2, 0))};
-      square->columns[half * 8 + 4 + j] = BlockVec{_mm512_shuffle_f32x4(upper[j].raw, lower[j].raw, _MM_SHUFFLE(3, 1, 3, 1))};
-    }
+  TransposeWithinBlocks(d, upper_rows, upper);
+  TransposeWithinBlocks(d, lower_rows, lower);
+  for (int64_t j = 0; j < 4; ++j) {
+    columns[j] = BlockVec{_mm512_shuffle_f32x4(upper[j].raw, lower[j].raw, _MM_SHUFFLE(2, 0, 2, 0))};
+    columns[4 + j] = BlockVec{_mm512_shuffle_f32x4(upper[j].raw, lower[j].raw, _MM_SHUFFLE(3, 1, 3, 1))};
   }
+}
+
+// The whole square at src, half by half.
+HWY_INLINE void LoadFloatSquare(const float *src, int64_t stride, FloatSquare *square) {
+  LoadFloatHalfSquare(src, stride, 0, square->columns);
+  LoadFloatHalfSquare(src, stride, 1, square->columns + 8);
 }
 #endif
 
@@ -1475,13 +1466,18 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   // builds, against the tiles: (4096, 4096) BF16 transposed, 8 KiB apart, 5.87 -> 5.45 ms with
   // pairs (14 of 16 pairs) but 5.96 -> 6.41 with single squares (2 of 24); (4000, 4096), 8,000
   // bytes apart, 5.83 -> 5.54 with single squares (12 of 16), 6.35 -> 6.92 with pairs (6 of 16).
-  // FLOAT squares (FloatSquare) there load each line whole rather than in halves: against the
-  // tiles, (8192, 768) FLOAT transposed, 32 KiB apart, took 2.45 -> 2.63-2.68 ms with halves, and
-  // was even with whole lines (11 of 24 pairs). Where the columns do not crowd, halves: one
+  // FLOAT squares (FloatSquare) read straight from crowded columns in halves took (8192, 768)
+  // FLOAT transposed, 32 KiB apart, 2.45 -> 2.63-2.68 ms against the tiles, and loading each line
+  // whole was even (11 of 24 pairs; thirty-seventh session), but the square pair of whole lines
+  // did not fit the registers (GCC stored every line on the stack and read it back). There each
+  // piece's runs are now copied into the scratch tiles, where they do not crowd, and pass 1 takes
+  // half squares from there, both operands' halves in registers (fortieth session): one thread, in
+  // cache, (1024, 768) FLOAT transposed 325.0 -> 306.5 us medians (96 of 100 pairs; the other order
+  // 91 of 100); two threads from memory (8192, 768) 2.40 -> 2.28 ms (11 of 16) and 2.29 -> 2.21 (11
+  // of 16). Where the columns do not crowd, whole squares in halves straight from memory: one
   // thread, in cache, (1200, 1024) FLOAT transposed 514 -> 445 us against the tiles (198 of 200
-  // pairs); two threads, NCHW memory (32, 3136, 128) 5.09 -> 4.71 ms (16 of 16). Crowded columns
-  // take squares too, at 1.5-3 % in cache against the tiles: keeping the tiles for them alone
-  // made GCC spill in the tiles' loop, 6-8 % slower.
+  // pairs); two threads, NCHW memory (32, 3136, 128) 5.09 -> 4.71 ms (16 of 16); half squares
+  // there, both operands' at a time, measured 402 -> 427 us in cache (5 of 100).
   constexpr int64_t kCrowdingStrideBytes = 1024;
   const bool crowded_sets = (go_stride * size) % kCrowdingStrideBytes == 0 || (x_stride * size) % kCrowdingStrideBytes == 0;
   const uint16_t *const go_words = reinterpret_cast<const uint16_t *>(go), *const x_words = reinterpret_cast<const uint16_t *>(x);
@@ -1556,15 +1552,34 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
         if (width == kBlockLanes) {
           const float *const go_floats = reinterpret_cast<const float *>(go) + n0 * go_stride;
           const float *const x_floats = reinterpret_cast<const float *>(x) + n0 * x_stride;
+          if (crowded_sets) {
+            // The piece's 16 column runs (their whole squares' rows) copied into the tiles, one
+            // after another (at most a piece's rows apart: in distinct sets), each line once; then
+            // half squares from there, so that both operands' halves fit the registers.
+            const int64_t tile_rows = (p1 - p0) / kBlockLanes * kBlockLanes;
+            float *const go_tile = reinterpret_cast<float *>(scratch.grad_out_tile);
+            float *const x_tile = reinterpret_cast<float *>(scratch.input_tile);
+            const hn::Full512<float> d_line;
+            for (int64_t c = 0; c < kBlockLanes; ++c) {
+              for (int64_t r = 0; r < tile_rows; r += kBlockLanes) {
+                hn::StoreU(hn::LoadU(d_line, go_floats + c * go_stride + p0 + r), d_line, go_tile + c * tile_rows + r);
+                hn::StoreU(hn::LoadU(d_line, x_floats + c * x_stride + p0 + r), d_line, x_tile + c * tile_rows + r);
+              }
+            }
+            for (; i < p0 + tile_rows; i += kBlockLanes) {
+              for (int64_t half = 0; half < 2; ++half) {
+                BlockVec go_columns[8], x_columns[8];
+                LoadFloatHalfSquare(go_tile + i - p0, tile_rows, half, go_columns);
+                LoadFloatHalfSquare(x_tile + i - p0, tile_rows, half, x_columns);
+#pragma GCC unroll 8
+                for (int64_t k = 0; k < 8; ++k) add_row(i + half * 8 + k, &go_columns[k], &x_columns[k]);
+              }
+            }
+          }
           for (; i + kBlockLanes <= p1; i += kBlockLanes) {
             FloatSquare go_square, x_square;
-            if (crowded_sets) {
-              LoadFloatSquare<true>(go_floats + i, go_stride, &go_square);
-              LoadFloatSquare<true>(x_floats + i, x_stride, &x_square);
-            } else {
-              LoadFloatSquare<false>(go_floats + i, go_stride, &go_square);
-              LoadFloatSquare<false>(x_floats + i, x_stride, &x_square);
-            }
+            LoadFloatSquare(go_floats + i, go_stride, &go_square);
+            LoadFloatSquare(x_floats + i, x_stride, &x_square);
 #pragma GCC unroll 16
             for (int64_t k = 0; k < kBlockLanes; ++k) add_row(i + k, &go_square.columns[k], &x_square.columns[k]);
           }
