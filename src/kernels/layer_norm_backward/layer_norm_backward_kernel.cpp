@@ -1472,9 +1472,9 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   // did not fit the registers (GCC stored every line on the stack and read it back). There each
   // piece's runs are now copied into the scratch tiles, where they do not crowd, and pass 1 takes
   // half squares from there, both operands' halves in registers (fortieth session): one thread, in
-  // cache, (1024, 768) FLOAT transposed 325.0 -> 306.5 us medians (96 of 100 pairs; the other order
-  // 91 of 100); two threads from memory (8192, 768) 2.40 -> 2.28 ms (11 of 16) and 2.29 -> 2.21 (11
-  // of 16). Where the columns do not crowd, whole squares in halves straight from memory: one
+  // cache, (1024, 768) FLOAT transposed 334.4 -> 296.8 us medians (99 of 100 pairs; the other order
+  // 98 of 100); two threads from memory, (8192, 768), even (7, 10, 9, 9, 9 and 10 of 16 pairs in six
+  // runs). Where the columns do not crowd, whole squares in halves straight from memory: one
   // thread, in cache, (1200, 1024) FLOAT transposed 514 -> 445 us against the tiles (198 of 200
   // pairs); two threads, NCHW memory (32, 3136, 128) 5.09 -> 4.71 ms (16 of 16); half squares
   // there, both operands' at a time, measured 402 -> 427 us in cache (5 of 100).
