@@ -1389,8 +1389,9 @@ HWY_INLINE void LoadFloatSquare(const float *src, int64_t stride, FloatSquare *s
 // 3.00 -> 2.15 ms, (4096, 4096) BF16 6.23 -> 4.90). Until the fortieth session the fetch ran two
 // pieces (256 bytes of each of the 16 columns) ahead, four lines of a column before the next
 // column's; a column's whole run in turn keeps each burst of fetches within one stretch of memory.
-// Pass 1's order without arithmetic (a variant of MemoryFloor's two_pass_columns, not kept) moved
-// its bytes 7-12 % faster so. Zen 5, two threads, alternating builds call by call from cold
+// (A variant of MemoryFloor's two_pass_columns with pass 1 in this order, run outside the repo,
+// moved its bytes 7-12 % faster so: docs/PERFORMANCE.md, fortieth session; the figures below are
+// the repo's bench/ab_builds.) Zen 5, two threads, alternating builds call by call from cold
 // caches, medians: (4096, 4096) BF16 transposed 3.72 -> 3.46 ms (15 of 16 pairs; the other order
 // 13 of 16), (8192, 768) FLOAT transposed 2.15 -> 1.98 (12 of 12; 9 of 12), NCHW memory (32, 3136,
 // 128) BF16 3.21 -> 3.04 (6 of 8; 6 of 8), FLOAT even (4 of 8; 4 of 8), (4096, 4096) FLOAT16
