@@ -20,7 +20,9 @@
 //   case waits on loads that share the low address bits of its stores (4K aliasing)
 //   prints whether the two builds' outputs have the same bits, each build's fastest and median
 //   time of the whole user call sequence (phase 1, phase 2, aclrtSynchronizeStream) and in how
-//   many pairs B was the faster. Calls of 8 MiB or more start with their operands out of the
+//   many pairs B was the faster; with two threads or more, the same split by the state a cross-core
+//   round trip after each pair found the machine in (CoreRoundTripNs: the Zen 5 VM's vCPUs on one
+//   CCD or on two, which changes a call's time by tens of per cent within seconds). Calls of 8 MiB or more start with their operands out of the
 //   caches, as the benchmarks' do (CacheEvictor; until 2026-12-04's twelfth session, every call
 //   ran back to back); cold or warm makes every call start cold, or run back to back, whatever
 //   its size.
@@ -33,18 +35,21 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_layer_norm.h"
 #include "aclnnop/aclnn_layer_norm_backward.h"
 #include "common/float_convert.h"
+#include "stream_bandwidth.h"
 #include "warm_case.h"
 
 namespace {
@@ -269,7 +274,6 @@ class Side {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  std::vector<double> &times() { return times_; }
   const char *dir() const { return build_.dir; }
 
  private:
@@ -295,8 +299,37 @@ class Side {
   aclTensor *grad_out_, *input_, *grad_input_, *mean_, *rstd_, *weight_, *grad_weight_, *grad_bias_;
   aclIntArray *normalized_;
   aclBoolArray *mask_;
-  std::vector<double> times_;
 };
+
+// One pair of calls, and the cross-core round trip right after it.
+struct Pair {
+  double time[2] = {0, 0};
+  double round_trip_ns = 0;
+};
+
+// Round trips above kApartRoundTripNs tell the Zen 5 VM's state with its vCPUs apart (340-460 ns
+// measured, against 75-160 together); those above kDescheduledRoundTripNs, a thread that lost its
+// vCPU meanwhile (tens of microseconds): no state.
+constexpr double kApartRoundTripNs = 250, kDescheduledRoundTripNs = 2000;
+
+// Each build's fastest and median time over `pairs`, and in how many of them B was the faster;
+// with a state, first its name and the round trips' median.
+void Report(const std::vector<Pair> &pairs, const std::array<const char *, 2> &dirs, const char *state) {
+  if (*state != '\0') {
+    std::vector<double> round_trips;
+    for (const Pair &pair : pairs) round_trips.push_back(pair.round_trip_ns);
+    std::sort(round_trips.begin(), round_trips.end());
+    std::printf("%s, round trip median %.0f ns:\n", state, round_trips[round_trips.size() / 2]);
+  }
+  for (int side = 0; side < 2; ++side) {
+    std::vector<double> times;
+    for (const Pair &pair : pairs) times.push_back(pair.time[side]);
+    std::sort(times.begin(), times.end());
+    std::printf("%s: fastest %.1f us, median %.1f us\n", dirs[side], times.front() * 1e6, times[times.size() / 2] * 1e6);
+  }
+  const auto b_faster = std::count_if(pairs.begin(), pairs.end(), [](const Pair &pair) { return pair.time[1] < pair.time[0]; });
+  std::printf("B faster in %d of %zu pairs\n", static_cast<int>(b_faster), pairs.size());
+}
 
 }  // namespace
 
@@ -358,27 +391,30 @@ int main(int argc, char **argv) {
     outputs[side] = operands.OutputBytes(forward);
   }
   std::printf("outputs: %s\n", outputs[0] == outputs[1] ? "same bits" : "the bits differ");
-  int b_faster = 0;
   CacheEvictor evictor;
   const double element_bytes = dtype == ACL_FLOAT ? 4.0 : 2.0;
   const bool cold = caches >= 0 ? caches == 1
                                 : aclhost::bench::EffectiveBytes(static_cast<double>(rows * cols), element_bytes, forward) >=
                                       aclhost::bench::kWarmCaseBytes;
+  const char *const threads_set = std::getenv("ACLNN_HOST_NUM_THREADS");
+  const int threads = threads_set != nullptr ? std::atoi(threads_set) : static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<Pair> timed(static_cast<size_t>(pairs));
   for (int pair = 0; pair < pairs; ++pair) {
-    double time[2];
     for (int turn = 0; turn < 2; ++turn) {
       const int side = pair % 2 == 0 ? turn : 1 - turn;
       if (cold) evictor.Run();
-      time[side] = sides[side].Call(&workspace, &workspace_size);
-      sides[side].times().push_back(time[side]);
+      timed[pair].time[side] = sides[side].Call(&workspace, &workspace_size);
     }
-    b_faster += time[1] < time[0];
+    timed[pair].round_trip_ns = aclhost::bench::CoreRoundTripNs(threads);
   }
-  for (Side &side : sides) {
-    std::vector<double> &times = side.times();
-    std::sort(times.begin(), times.end());
-    std::printf("%s: fastest %.1f us, median %.1f us\n", side.dir(), times.front() * 1e6, times[times.size() / 2] * 1e6);
+  Report(timed, {sides[0].dir(), sides[1].dir()}, "");
+  if (threads < 2) return 0;
+  for (const bool apart : {false, true}) {
+    std::vector<Pair> in_state;
+    for (const Pair &pair : timed) {
+      if (pair.round_trip_ns <= kDescheduledRoundTripNs && (pair.round_trip_ns > kApartRoundTripNs) == apart) in_state.push_back(pair);
+    }
+    if (!in_state.empty()) Report(in_state, {sides[0].dir(), sides[1].dir()}, apart ? "vCPUs apart" : "vCPUs together");
   }
-  std::printf("B faster in %d of %d pairs\n", b_faster, pairs);
   return 0;
 }
