@@ -133,6 +133,11 @@ struct Task {
   float *lanes = nullptr;              // kSegmentSums: 2 x 16 floats out
   float mean_g = 0, mean_gx = 0;       // kSegmentGradInput: the row's means of g and g * xhat
   bool stream = false;                 // gradInput written with non-temporal stores
+  // kColumns, where FetchesNextColumnBlock: pass 2 fetches the next run's operands, the task's own
+  // next run or, after its last, the first run of these rows (the block its thread likely takes
+  // next; none when empty).
+  bool fetch_next_run = false;
+  int64_t next_row_begin = 0, next_row_end = 0;
 };
 
 // Where a run of rows of the three row operands lies: each one's first row and the bytes from a
@@ -361,6 +366,11 @@ inline bool RowMayMakeNaN(float rstd, float mean_g, float rstd_mean_gx) {
 // column (pass 2). A run that ends within a chunk leaves its partials for the next run to add to.
 constexpr int64_t kMaxColumnRunRows = 1024;
 
+// Where the run that starts at row a ends: at end, at its batch's end, or kMaxColumnRunRows on.
+inline int64_t ColumnRunEnd(int64_t a, int64_t end, int64_t batch_rows) {
+  return std::min({end, (a / batch_rows + 1) * batch_rows, a + kMaxColumnRunRows});
+}
+
 // Rows a block aims at: the length of every column's run that pass 1 and pass 2 read. Two threads,
 // alternating builds call by call, against 256 rows: on AMD's Zen 4 (ninth session of 2026-12-03)
 // 512 even, 1,024 and more slower for FLOAT (8192, 768); on an Intel Xeon (Emerald Rapids, tenth
@@ -387,6 +397,23 @@ inline int64_t ColumnBlockRows(const KernelConfig &config, int64_t rows, int64_t
 }
 
 inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_columns.batch_rows > 0; }
+
+// Whether pass 2 of a block of operands in columns fetches the next block's runs (Task::
+// fetch_next_run): in calls from memory (gradInput streamed) whose blocks' gradOut and input take
+// at most kNextColumnBlockFetchBytes, the next block's fit L2 beside them, and their reads from
+// memory overlap pass 2's work rather than waiting at the next pass 1's start (whose fetch,
+// ColumnRunFetch, leaves each block's first 16 columns to come as they are read: with few groups
+// of columns, a large share). Zen 5, alternating builds call by call from cold caches, medians:
+// NCHW memory (32, 3136, 128), two threads, BF16 3.69 -> 3.08 ms (9 of 10 pairs), 3.78 -> 3.14 (10
+// of 10); FLOAT 5.73 -> 5.35 (7 of 10), 4.85 -> 4.57 (6 of 10), earlier 5.07 -> 3.92 (9 of 10),
+// 4.46 -> 3.93 (9 of 10); one thread, FLOAT 7.61 -> 6.32 (6 of 6; the other order 6 of 6), BF16
+// 6.51 -> 5.00 (6 of 6; 6 of 6). Larger blocks gained nothing: (8192, 768) FLOAT transposed (1.5
+// MiB) even on two threads (7 and 6 of 16 pairs; 4 % on one), BF16 (8192, 768) and (16384, 1024)
+// slower (1 to 5 of 12), (8192, 2048) FLOAT even.
+constexpr int64_t kNextColumnBlockFetchBytes = int64_t{512} << 10;
+inline bool FetchesNextColumnBlock(int64_t block_rows, int64_t cols, size_t element_size, bool stream) {
+  return stream && 2 * block_rows * cols * static_cast<int64_t>(element_size) <= kNextColumnBlockFetchBytes;
+}
 
 inline int64_t ColumnBlockChunks(const KernelConfig &config, int64_t rows, int64_t cols, size_t element_size) {
   const int64_t chunks = ColumnBlockRows(config, rows, cols, element_size) / RowsPerChunk(rows);
@@ -1449,7 +1476,7 @@ class ColumnRunFetch {
 // chunk; pass 2 writes gradInput column by column, a line of its rows at a time.
 template <ElementType kData, bool kHasWeight, bool kColumnSums>
 void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int64_t first_chunk, float *partials,
-                   const lnb::ColumnScratch scratch, bool stream) {  // a copy: stores cannot alias its pointers
+                   const lnb::ColumnScratch scratch, bool stream, int64_t next_a, int64_t next_b) {  // a copy: stores cannot alias its pointers
   const BlockTag d;
   const int64_t cols = args.cols, count = b - a, rows_per_chunk = lnb::RowsPerChunk(args.rows);
   const int64_t size = static_cast<int64_t>(ElementSize(kData));
@@ -1668,6 +1695,11 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
   // (12 of 12) and 13.1 -> 12.0 (9 of 12), NCHW memory (32, 3136, 128) 8.97 -> 8.15 (8 of 10);
   // 1 to 4 columns ahead gained less.
   constexpr int64_t kFetchColumnsAhead = 8;
+  // The next run's rows [next_a, next_b), up to this run's count of them, column by column with
+  // this run's (lnb::FetchesNextColumnBlock).
+  const int64_t next_count = std::min(next_b - next_a, count);
+  const char *const next_go = static_cast<const char *>(args.grad_out) + ColumnRowOffset(args.grad_out_columns, next_a) * size;
+  const char *const next_x = static_cast<const char *>(args.input) + ColumnRowOffset(args.input_columns, next_a) * size;
   for (int64_t n = 0; n < cols; ++n) {
     const char *const go_column = go + n * go_stride * size, *const x_column = x + n * x_stride * size;
     char *const gi_column = gi + n * gi_stride * size;
@@ -1701,6 +1733,10 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
         if (fetch && ((at - head) * size) % 64 == 0) {
           FetchForReading(fetch_go + at * size, true);
           FetchForReading(fetch_x + at * size, true);
+        }
+        if (at < next_count && ((at - head) * size) % 64 == 0) {
+          FetchForReading(next_go + (n * go_stride + at) * size, true);
+          FetchForReading(next_x + (n * x_stride + at) * size, true);
         }
         ReadGradOutAndInput<kData>(go_column, x_column, at, end, whole, go_block, x_block);
         LoadBlock<ElementType::kFloat32>(scratch.mean, at, mean);
@@ -1747,8 +1783,16 @@ void RunColumns(const LayerNormBackwardArgs &args, const lnb::Task &task) {
                                     args.cols, ElementSize(kData));
   const int64_t batch_rows = args.input_columns.batch_rows;
   for (int64_t a = task.row_begin, b; a < task.row_end; a = b) {
-    b = std::min({task.row_end, (a / batch_rows + 1) * batch_rows, a + lnb::kMaxColumnRunRows});
-    RunColumnRows<kData, kHasWeight, kColumnSums>(args, a, b, first_chunk, task.partials, scratch, task.stream);
+    b = lnb::ColumnRunEnd(a, task.row_end, batch_rows);
+    int64_t next_a = 0, next_b = 0;
+    if (task.fetch_next_run && b < task.row_end) {
+      next_a = b;
+      next_b = lnb::ColumnRunEnd(b, task.row_end, batch_rows);
+    } else if (task.fetch_next_run && task.next_row_begin < task.next_row_end) {
+      next_a = task.next_row_begin;
+      next_b = lnb::ColumnRunEnd(next_a, task.next_row_end, batch_rows);
+    }
+    RunColumnRows<kData, kHasWeight, kColumnSums>(args, a, b, first_chunk, task.partials, scratch, task.stream, next_a, next_b);
   }
   if (task.stream) hwy::FlushStream();  // make the non-temporal stores visible
 }
@@ -2062,24 +2106,32 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
   PartialsTree tree(partials, args.cols, chunks, target.add_partials);
   if (in_columns) {
     const int64_t block_chunks = lnb::ColumnBlockChunks(args.config, args.rows, args.cols, ElementSize(args.data_type));
-    const int64_t blocks = (chunks + block_chunks - 1) / block_chunks;
+    const int64_t blocks = (chunks + block_chunks - 1) / block_chunks, block_rows = block_chunks * rows_per_chunk;
+    const int threads = ThreadsForWork(args.config, blocks, args.rows * args.cols);
+    const bool in_turn = lnb::TakesColumnBlocksInTurn(args.grad_input, args.grad_input_columns, args.rows, block_rows,
+                                                      ElementSize(args.data_type));
+    // The block a thread likely takes next: in turn, the one the other threads leave it; else its
+    // run's next.
+    const int64_t next_block_step = in_turn ? threads : 1;
+    const bool fetch_next_run = lnb::FetchesNextColumnBlock(block_rows, args.cols, ElementSize(args.data_type), stream_grad_input);
     auto run_block = [&](int64_t block, int worker) {
       lnb::Task task;
       task.kind = lnb::Task::Kind::kColumns;
-      const int64_t first_chunk = block * block_chunks, end_chunk = std::min(first_chunk + block_chunks, chunks);
-      task.row_begin = first_chunk * rows_per_chunk;
-      task.row_end = std::min(end_chunk * rows_per_chunk, args.rows);
-      task.partials = chunk_partials(first_chunk);
+      task.row_begin = block * block_rows;
+      task.row_end = std::min(task.row_begin + block_rows, args.rows);
+      task.partials = chunk_partials(block * block_chunks);
       task.thread_scratch = thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes;
       task.stream = stream_grad_input;
+      task.fetch_next_run = fetch_next_run;
+      task.next_row_begin = std::min((block + next_block_step) * block_rows, args.rows);
+      task.next_row_end = std::min(task.next_row_begin + block_rows, args.rows);
       target.run_task(args, task);
       if (want_column_sums) {
-        for (int64_t chunk = first_chunk; chunk < end_chunk; ++chunk) tree.ChunkDone(chunk, worker);
+        const int64_t first_chunk = block * block_chunks;
+        for (int64_t chunk = first_chunk; chunk < std::min(first_chunk + block_chunks, chunks); ++chunk) tree.ChunkDone(chunk, worker);
       }
     };
-    const int threads = ThreadsForWork(args.config, blocks, args.rows * args.cols);
-    if (lnb::TakesColumnBlocksInTurn(args.grad_input, args.grad_input_columns, args.rows, block_chunks * rows_per_chunk,
-                                     ElementSize(args.data_type))) {
+    if (in_turn) {
       ParallelForInTurn(blocks, threads, run_block);
     } else {
       ParallelFor(blocks, threads, run_block);
