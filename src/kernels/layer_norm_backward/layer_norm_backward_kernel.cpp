@@ -399,20 +399,25 @@ inline int64_t ColumnBlockRows(const KernelConfig &config, int64_t rows, int64_t
 inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_columns.batch_rows > 0; }
 
 // Whether pass 2 of a block of operands in columns fetches the next block's runs (Task::
-// fetch_next_run): in calls from memory (gradInput streamed) whose blocks' gradOut and input take
-// at most kNextColumnBlockFetchBytes, the next block's fit L2 beside them, and their reads from
-// memory overlap pass 2's work rather than waiting at the next pass 1's start (whose fetch,
-// ColumnRunFetch, leaves each block's first 16 columns to come as they are read: with few groups
-// of columns, a large share). Zen 5, alternating builds call by call from cold caches, medians:
-// NCHW memory (32, 3136, 128), two threads, BF16 3.69 -> 3.08 ms (9 of 10 pairs), 3.78 -> 3.14 (10
-// of 10); FLOAT 5.73 -> 5.35 (7 of 10), 4.85 -> 4.57 (6 of 10), earlier 5.07 -> 3.92 (9 of 10),
-// 4.46 -> 3.93 (9 of 10); one thread, FLOAT 7.61 -> 6.32 (6 of 6; the other order 6 of 6), BF16
-// 6.51 -> 5.00 (6 of 6; 6 of 6). Larger blocks gained nothing: (8192, 768) FLOAT transposed (1.5
-// MiB) even on two threads (7 and 6 of 16 pairs; 4 % on one), BF16 (8192, 768) and (16384, 1024)
-// slower (1 to 5 of 12), (8192, 2048) FLOAT even.
-constexpr int64_t kNextColumnBlockFetchBytes = int64_t{512} << 10;
+// fetch_next_run), in calls from memory (gradInput streamed), so that their reads from memory
+// overlap pass 2's work rather than wait for the next pass 1: 16-bit blocks whose gradOut and
+// input take at most 512 KiB (the next block's fit L2 beside them; 16-bit pass 1 keeps up with its
+// own fetch, ColumnRunFetch, but for each block's first 16 columns, which it leaves to come as
+// they are read: with few groups of columns, a large share), FLOAT blocks of at most 2 MiB (FLOAT
+// pass 1 waits on memory: perf, (8192, 768) transposed, two threads, its copy of crowded runs
+// into the tiles took 36 % of the columns path's samples from memory, 16 % in cache). Zen 5,
+// alternating builds call by call from cold caches, medians: NCHW memory (32, 3136, 128), two
+// threads, BF16 3.69 -> 3.08 ms (9 of 10 pairs), 3.78 -> 3.14 (10 of 10); FLOAT 5.73 -> 5.35 (7 of
+// 10), 4.85 -> 4.57 (6 of 10), earlier 5.07 -> 3.92 (9 of 10), 4.46 -> 3.93 (9 of 10); one thread,
+// FLOAT 7.61 -> 6.32 (6 of 6; the other order 6 of 6), BF16 6.51 -> 5.00 (6 of 6; 6 of 6).
+// (8192, 768) FLOAT transposed (1.5 MiB blocks), two threads: 2.17 -> 2.04, 2.34 -> 2.19, 2.33 ->
+// 2.16, 1.94 -> 1.83 (21, 19, 19 and 22 of 24 pairs; the other order 19, 22, 20 and 24 of 24), in
+// an earlier hour even (7 and 6 of 16, 21 and 17 of 32); one thread 3.52 -> 3.39 (7 of 8; 8 of 8).
+// BF16 (8192, 768), 1.5 MiB, slower (4 and 1 of 12 pairs; one thread 3 and 2 of 8), and (16384,
+// 1024) (5 and 2 of 12); FLOAT (8192, 2048), 4 MiB, even (6 and 3 of 12).
 inline bool FetchesNextColumnBlock(int64_t block_rows, int64_t cols, size_t element_size, bool stream) {
-  return stream && 2 * block_rows * cols * static_cast<int64_t>(element_size) <= kNextColumnBlockFetchBytes;
+  const int64_t block_bytes = 2 * block_rows * cols * static_cast<int64_t>(element_size);
+  return stream && block_bytes <= (element_size == 4 ? int64_t{2} << 20 : int64_t{512} << 10);
 }
 
 inline int64_t ColumnBlockChunks(const KernelConfig &config, int64_t rows, int64_t cols, size_t element_size) {
