@@ -463,7 +463,9 @@ TEST_F(AccuracyTest, RowsInColumnsGiveTheBitsOfDenseRowsOnEveryIsaAndThreadCount
   // every second one starting half a line into each column, whose first 8 rows take ordinary
   // stores so that the rest streams from a line's start. Columns 100 KiB apart: AVX-512 copies
   // each piece's runs into the tiles and takes FLOAT half squares from there (the last piece of a
-  // run, 8 rows, through the tiles' transposition).
+  // run, 8 rows, through the tiles' transposition). Blocks of 144,000 bytes of gradOut and input
+  // (720,000 on Intel): pass 2 fetches the next block's first run (a fetch changes no bit; run
+  // here for the sanitizers).
   ExpectStridedBitsEqualDense({25600, 90}, StridedRows::kTransposed, stream_, ACL_FLOAT);
   // Runs shorter than a piece of pass 1 (6 rows; tiles sized for them) with a ragged last block of
   // columns, whose tiles' padding is zeroed: nothing written past the tiles (the BF16 weight's
