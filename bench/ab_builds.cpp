@@ -20,12 +20,12 @@
 //   case waits on loads that share the low address bits of its stores (4K aliasing)
 //   prints whether the two builds' outputs have the same bits, each build's fastest and median
 //   time of the whole user call sequence (phase 1, phase 2, aclrtSynchronizeStream) and in how
-//   many pairs B was the faster; with two threads or more, the same split by the state a cross-core
-//   round trip after each pair found the machine in (CoreRoundTripNs: the Zen 5 VM's vCPUs on one
-//   CCD or on two, which changes a call's time by tens of per cent within seconds). Calls of 8 MiB or more start with their operands out of the
-//   caches, as the benchmarks' do (CacheEvictor; until 2026-12-04's twelfth session, every call
-//   ran back to back); cold or warm makes every call start cold, or run back to back, whatever
-//   its size.
+//   many pairs B was the faster; with two threads or more, the same split by the state a
+//   cross-core round trip after each pair found the machine in (CoreRoundTripNs: the Zen 5 VM's
+//   vCPUs on one CCD or on two, which changes a call's time by tens of per cent within seconds).
+//   Calls of 8 MiB or more start with their operands out of the caches, as the benchmarks' do
+//   (CacheEvictor; until 2026-12-04's twelfth session, every call ran back to back); cold or warm
+//   makes every call start cold, or run back to back, whatever its size.
 //
 // Each build has its own OpenMP thread team; OMP_WAIT_POLICY=passive (unless set) keeps one team
 // from spinning on the cores while the other works (with spinning teams, an A/A run of one build

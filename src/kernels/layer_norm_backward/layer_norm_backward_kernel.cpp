@@ -411,8 +411,9 @@ inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_col
 // 10), 4.85 -> 4.57 (6 of 10), earlier 5.07 -> 3.92 (9 of 10), 4.46 -> 3.93 (9 of 10); one thread,
 // FLOAT 7.61 -> 6.32 (6 of 6; the other order 6 of 6), BF16 6.51 -> 5.00 (6 of 6; 6 of 6).
 // (8192, 768) FLOAT transposed (1.5 MiB blocks), two threads: 2.17 -> 2.04, 2.34 -> 2.19, 2.33 ->
-// 2.16, 1.94 -> 1.83 (21, 19, 19 and 22 of 24 pairs; the other order 19, 22, 20 and 24 of 24), in
-// an earlier hour even (7 and 6 of 16, 21 and 17 of 32); one thread 3.52 -> 3.39 (7 of 8; 8 of 8).
+// 2.16, 1.94 -> 1.83 (21, 19, 19 and 22 of 24 pairs; the other order 19, 22, 20 and 24 of 24), this
+// rule 2.47 -> 2.26 (19 of 24; 22 of 24); in the hour before, from slower to faster (5 to 9 of 16
+// or of 24 in eight runs, then 15 to 26 of 32 in six); one thread 3.52 -> 3.39 (7 of 8; 8 of 8).
 // BF16 (8192, 768), 1.5 MiB, slower (4 and 1 of 12 pairs; one thread 3 and 2 of 8), and (16384,
 // 1024) (5 and 2 of 12); FLOAT (8192, 2048), 4 MiB, even (6 and 3 of 12).
 inline bool FetchesNextColumnBlock(int64_t block_rows, int64_t cols, size_t element_size, bool stream) {
