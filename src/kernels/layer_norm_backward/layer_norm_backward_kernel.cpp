@@ -414,6 +414,9 @@ inline bool InColumns(const LayerNormBackwardArgs &args) { return args.input_col
 // 2.16, 1.94 -> 1.83 (21, 19, 19 and 22 of 24 pairs; the other order 19, 22, 20 and 24 of 24), this
 // rule 2.47 -> 2.26 (19 of 24; 22 of 24); in the hour before, from slower to faster (5 to 9 of 16
 // or of 24 in eight runs, then 15 to 26 of 32 in six); one thread 3.52 -> 3.39 (7 of 8; 8 of 8).
+// Those two-thread figures ran with the vCPUs together, before ab_builds evicted the caches on
+// every thread (31efc35); with the vCPUs apart, mended, against the build before: (8192, 768)
+// FLOAT even (13 and 12 of 24), NCHW BF16 10 and 2 of 10, FLOAT 4 and 10 of 10.
 // BF16 (8192, 768), 1.5 MiB, slower (4 and 1 of 12 pairs; one thread 3 and 2 of 8), and (16384,
 // 1024) (5 and 2 of 12); FLOAT (8192, 2048), 4 MiB, even (6 and 3 of 12).
 inline bool FetchesNextColumnBlock(int64_t block_rows, int64_t cols, size_t element_size, bool stream) {
@@ -1736,13 +1739,15 @@ void RunColumnRows(const LayerNormBackwardArgs &args, int64_t a, int64_t b, int6
         const int64_t at = i + block * kBlockLanes;
         BlockVec go_block[kBlockVecs], x_block[kBlockVecs], mean[kBlockVecs], rstd[kBlockVecs], mean_g[kBlockVecs],
             rstd_mean_gx[kBlockVecs];
-        if (fetch && ((at - head) * size) % 64 == 0) {
-          FetchForReading(fetch_go + at * size, true);
-          FetchForReading(fetch_x + at * size, true);
-        }
-        if (at < next_count && ((at - head) * size) % 64 == 0) {
-          FetchForReading(next_go + (n * go_stride + at) * size, true);
-          FetchForReading(next_x + (n * x_stride + at) * size, true);
+        if (((at - head) * size) % 64 == 0) {  // a line of rows: one of each run fetched
+          if (fetch) {
+            FetchForReading(fetch_go + at * size, true);
+            FetchForReading(fetch_x + at * size, true);
+          }
+          if (at < next_count) {
+            FetchForReading(next_go + (n * go_stride + at) * size, true);
+            FetchForReading(next_x + (n * x_stride + at) * size, true);
+          }
         }
         ReadGradOutAndInput<kData>(go_column, x_column, at, end, whole, go_block, x_block);
         LoadBlock<ElementType::kFloat32>(scratch.mean, at, mean);
@@ -2121,11 +2126,12 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
     const int64_t next_block_step = in_turn ? threads : 1;
     const bool fetch_next_run = lnb::FetchesNextColumnBlock(block_rows, args.cols, ElementSize(args.data_type), stream_grad_input);
     auto run_block = [&](int64_t block, int worker) {
+      const int64_t first_chunk = block * block_chunks, end_chunk = std::min(first_chunk + block_chunks, chunks);
       lnb::Task task;
       task.kind = lnb::Task::Kind::kColumns;
       task.row_begin = block * block_rows;
       task.row_end = std::min(task.row_begin + block_rows, args.rows);
-      task.partials = chunk_partials(block * block_chunks);
+      task.partials = chunk_partials(first_chunk);
       task.thread_scratch = thread_scratch + static_cast<size_t>(worker) * layout.thread_bytes;
       task.stream = stream_grad_input;
       task.fetch_next_run = fetch_next_run;
@@ -2133,8 +2139,7 @@ void LayerNormBackward(const LayerNormBackwardArgs &given) {
       task.next_row_end = std::min(task.next_row_begin + block_rows, args.rows);
       target.run_task(args, task);
       if (want_column_sums) {
-        const int64_t first_chunk = block * block_chunks;
-        for (int64_t chunk = first_chunk; chunk < std::min(first_chunk + block_chunks, chunks); ++chunk) tree.ChunkDone(chunk, worker);
+        for (int64_t chunk = first_chunk; chunk < end_chunk; ++chunk) tree.ChunkDone(chunk, worker);
       }
     };
     if (in_turn) {
