@@ -314,11 +314,6 @@ struct Pair {
   double round_trip_ns = 0;
 };
 
-// Round trips above kApartRoundTripNs tell the Zen 5 VM's state with its vCPUs apart (340-460 ns
-// measured, against 75-160 together); those above kDescheduledRoundTripNs, a thread that lost its
-// vCPU meanwhile (tens of microseconds): no state.
-constexpr double kApartRoundTripNs = 250, kDescheduledRoundTripNs = 2000;
-
 // Each build's fastest and median time over `pairs`, and in how many of them B was the faster;
 // with a state, first its name and the round trips' median.
 void Report(const std::vector<Pair> &pairs, const std::array<const char *, 2> &dirs, const char *state) {
@@ -420,12 +415,13 @@ int main(int argc, char **argv) {
   }
   Report(timed, {sides[0].dir(), sides[1].dir()}, "");
   if (threads < 2) return 0;
-  for (const bool apart : {false, true}) {
+  using aclhost::bench::CoreState;
+  for (const CoreState state : {CoreState::kTogether, CoreState::kApart}) {
     std::vector<Pair> in_state;
     for (const Pair &pair : timed) {
-      if (pair.round_trip_ns <= kDescheduledRoundTripNs && (pair.round_trip_ns > kApartRoundTripNs) == apart) in_state.push_back(pair);
+      if (aclhost::bench::CoreStateOf(pair.round_trip_ns) == state) in_state.push_back(pair);
     }
-    if (!in_state.empty()) Report(in_state, {sides[0].dir(), sides[1].dir()}, apart ? "vCPUs apart" : "vCPUs together");
+    if (!in_state.empty()) Report(in_state, {sides[0].dir(), sides[1].dir()}, state == CoreState::kApart ? "vCPUs apart" : "vCPUs together");
   }
   return 0;
 }

@@ -101,5 +101,11 @@ double CoreRoundTripNs(int threads) {
 double TriadPass(int threads) { return Pass<3>(threads); }
 double CopyPass(int threads) { return Pass<2>(threads); }
 
+CoreState CoreStateOf(double round_trip_ns) {
+  constexpr double kApartRoundTripNs = 250, kDescheduledRoundTripNs = 2000;
+  if (round_trip_ns > kDescheduledRoundTripNs) return CoreState::kNone;
+  return round_trip_ns > kApartRoundTripNs ? CoreState::kApart : CoreState::kTogether;
+}
+
 }  // namespace bench
 }  // namespace aclhost

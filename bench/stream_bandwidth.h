@@ -28,5 +28,11 @@ void LeaveCachesClean(int threads);
 // docs/PERFORMANCE.md, thirty-ninth session).
 double CoreRoundTripNs(int threads);
 
+// Which of the Zen 5 VM's two states a round trip tells: above 250 ns its vCPUs apart (340-460 ns
+// measured, against 75-160 together); above 2 us a thread that lost its vCPU meanwhile (tens of
+// microseconds), no state.
+enum class CoreState { kTogether, kApart, kNone };
+CoreState CoreStateOf(double round_trip_ns);
+
 }  // namespace bench
 }  // namespace aclhost
