@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,23 @@ namespace bench {
 inline double Median(std::vector<double> values) {
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
   return values[values.size() / 2];
+}
+
+// The seconds of one call() (the whole user sequence; false: it failed, and so is the result),
+// from cold caches where `cold`: right after one pass of the reference, reference_pass(threads),
+// whose rate goes to *reference_rate, and LeaveCachesClean, so that the call does not write back
+// the pass's lines.
+template <typename Call>
+std::optional<double> TimeCall(Call &&call, bool cold, double (*reference_pass)(int), int threads, double *reference_rate) {
+  if (cold) {
+    *reference_rate = reference_pass(threads);
+    LeaveCachesClean(threads);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const bool called = call();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!called) return std::nullopt;
+  return elapsed;
 }
 
 // Runs call() (the whole user sequence; false: it failed) in the benchmark loop, timing each call
@@ -46,15 +64,13 @@ void TimeAgainst(benchmark::State &state, const char *name, double (*reference_p
   const bool against_reference = effective_bytes >= kWarmCaseBytes;
   std::vector<double> seconds, reference_rates, ratios, round_trips;
   for (auto _ : state) {
-    const double reference_rate = against_reference ? reference_pass(threads) : 0.0;
-    if (against_reference) LeaveCachesClean(threads);
-    const auto start = std::chrono::steady_clock::now();
-    const bool called = call();
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!called) {
+    double reference_rate = 0.0;
+    const std::optional<double> timed = TimeCall(call, against_reference, reference_pass, threads, &reference_rate);
+    if (!timed) {
       state.SkipWithError("the operator failed");
       return;
     }
+    const double elapsed = *timed;
     state.SetIterationTime(elapsed);
     seconds.push_back(elapsed);
     if (against_reference) {

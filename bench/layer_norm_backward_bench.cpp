@@ -5,10 +5,10 @@
 // Effective bandwidth = (2 * M * N * sizeof(input) + M * N * sizeof(gradInput)) / time.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
 #include <cstdio>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,7 +121,7 @@ void RunProblem(benchmark::State &state, Problem problem) {
 }
 
 // A view against its dense case, call by call: each iteration calls both, in alternating order,
-// each right after a triad pass and LeaveCachesClean as TimeAgainst's calls, then takes a
+// each from cold caches as TimeAgainst's calls (TimeCall, after a triad pass), then takes a
 // cross-core round trip, so that the two share the machine's state of those milliseconds (on the
 // Zen 5 VM the dense cases run a third faster with the vCPUs apart and the transposed views do
 // not, and cases run seconds apart could meet different states). The benchmark's time is the
@@ -139,30 +139,30 @@ void RunViewAgainstDense(benchmark::State &state, Problem view) {
     return;
   }
   using aclhost::bench::CoreState;
-  std::vector<double> seconds[2], ratios, ratios_in_state[2], round_trips;  // [0]: dense, together; [1]: view, apart
+  std::vector<double> seconds[2], ratios, ratios_together, ratios_apart, round_trips;  // seconds: dense, view
   int64_t pair = 0;
   for (auto _ : state) {
-    double elapsed[2] = {0, 0};
+    double elapsed[2] = {0, 0}, triad_rate = 0;
     for (int turn = 0; turn < 2; ++turn) {
       const int side = pair % 2 == 0 ? turn : 1 - turn;
-      aclhost::bench::TriadPass(g_threads);
-      aclhost::bench::LeaveCachesClean(g_threads);
-      const auto start = std::chrono::steady_clock::now();
-      const bool called = fixtures[side]->Call();
-      elapsed[side] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (!called) {
+      const std::optional<double> timed =
+          aclhost::bench::TimeCall([&] { return fixtures[side]->Call(); }, true, &aclhost::bench::TriadPass, g_threads, &triad_rate);
+      if (!timed) {
         state.SkipWithError("the operator failed");
         return;
       }
+      elapsed[side] = *timed;
     }
     ++pair;
     state.SetIterationTime(elapsed[1]);
     for (int side = 0; side < 2; ++side) seconds[side].push_back(elapsed[side]);
-    ratios.push_back(elapsed[0] / elapsed[1]);
+    const double ratio = elapsed[0] / elapsed[1];
+    ratios.push_back(ratio);
     const double round_trip_ns = aclhost::bench::CoreRoundTripNs(g_threads);
     round_trips.push_back(round_trip_ns);
     const CoreState core_state = aclhost::bench::CoreStateOf(round_trip_ns);
-    if (core_state != CoreState::kNone) ratios_in_state[core_state == CoreState::kApart].push_back(elapsed[0] / elapsed[1]);
+    if (core_state == CoreState::kTogether) ratios_together.push_back(ratio);
+    if (core_state == CoreState::kApart) ratios_apart.push_back(ratio);
   }
   if (ratios.empty()) return;
   using aclhost::bench::Median;
@@ -170,9 +170,9 @@ void RunViewAgainstDense(benchmark::State &state, Problem view) {
   state.counters["view_us"] = Median(seconds[1]) * 1e6;
   state.counters["x_dense"] = Median(ratios);
   if (g_threads < 2) return;
-  state.counters["x_dense_together"] = ratios_in_state[0].empty() ? 0.0 : Median(ratios_in_state[0]);
-  state.counters["x_dense_apart"] = ratios_in_state[1].empty() ? 0.0 : Median(ratios_in_state[1]);
-  state.counters["pairs_apart"] = static_cast<double>(ratios_in_state[1].size());
+  state.counters["x_dense_together"] = ratios_together.empty() ? 0.0 : Median(ratios_together);
+  state.counters["x_dense_apart"] = ratios_apart.empty() ? 0.0 : Median(ratios_apart);
+  state.counters["pairs_apart"] = static_cast<double>(ratios_apart.size());
   state.counters["xcore_ns"] = Median(round_trips);
 }
 
