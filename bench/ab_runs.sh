@@ -14,7 +14,7 @@
 set -euo pipefail
 
 if [ $# -lt 4 ]; then
-  sed -n '10,13p' "$0" >&2
+  sed -n '/^# usage:/,/^# prints CSV/p' "$0" >&2
   exit 2
 fi
 lib_a=$1 lib_b=$2 rounds=$3 filter=$4
