@@ -1,51 +1,3 @@
-// Highway dynamic dispatch, as the kernels: the floor moves its bytes with the CPU's widest loads
-// and stores (with 16-byte ones, and consecutive blocks a thread, the benchmark gave 4.9 ms for
-// the BF16 (4096, 4096) order on Zen 5, now 2.7-3.2; docs/PERFORMANCE.md, thirty-ninth session).
-#undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "column_runs_floor.cpp"
-#include "hwy/foreach_target.h"  // IWYU pragma: keep
-#include "hwy/cache_control.h"
-#include "hwy/highway.h"
-
-HWY_BEFORE_NAMESPACE();
-namespace aclhost {
-namespace bench {
-namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
-
-// At most a line a vector, so that `bytes` (a multiple of 64) is whole vectors on every target.
-using LineTag = hn::CappedTag<uint64_t, 8>;
-
-// The XOR of `bytes` of a and b: a read the compiler keeps.
-uint64_t ReadBothOnTarget(const char *a, const char *b, int64_t bytes) {
-  const LineTag d;
-  const int64_t step = static_cast<int64_t>(hn::Lanes(d) * sizeof(uint64_t));
-  auto sum = hn::Zero(d);
-  for (int64_t at = 0; at < bytes; at += step) {
-    const auto x = hn::LoadU(d, reinterpret_cast<const uint64_t *>(a + at));
-    const auto y = hn::LoadU(d, reinterpret_cast<const uint64_t *>(b + at));
-    sum = hn::Xor(sum, hn::Xor(x, y));
-  }
-  return hn::GetLane(hn::SumOfLanes(d, sum));
-}
-
-// out = a XOR b over `bytes`, with streaming stores where the target has them.
-void WriteFromBothOnTarget(const char *a, const char *b, char *out, int64_t bytes) {
-  const LineTag d;
-  const int64_t step = static_cast<int64_t>(hn::Lanes(d) * sizeof(uint64_t));
-  for (int64_t at = 0; at < bytes; at += step) {
-    const auto x = hn::LoadU(d, reinterpret_cast<const uint64_t *>(a + at));
-    const auto y = hn::LoadU(d, reinterpret_cast<const uint64_t *>(b + at));
-    hn::Stream(hn::Xor(x, y), d, reinterpret_cast<uint64_t *>(out + at));
-  }
-}
-
-}  // namespace HWY_NAMESPACE
-}  // namespace bench
-}  // namespace aclhost
-HWY_AFTER_NAMESPACE();
-
-#if HWY_ONCE
 #include "column_runs_floor.h"
 
 #include <benchmark/benchmark.h>
@@ -56,12 +8,12 @@ HWY_AFTER_NAMESPACE();
 #include <stdexcept>
 
 #include "acl/acl.h"
+#include "hwy/cache_control.h"
+#include "simd_passes.h"
 #include "warm_case.h"
 
 namespace aclhost {
 namespace bench {
-HWY_EXPORT(ReadBothOnTarget);
-HWY_EXPORT(WriteFromBothOnTarget);
 
 namespace {
 
@@ -72,12 +24,6 @@ void *AllocateTouched(size_t bytes, unsigned char fill) {
   if (aclrtMalloc(&memory, bytes, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) throw std::bad_alloc();
   std::memset(memory, fill, bytes);
   return memory;
-}
-
-// `bytes` is a multiple of 64 everywhere.
-uint64_t ReadBoth(const char *a, const char *b, int64_t bytes) { return HWY_DYNAMIC_DISPATCH(ReadBothOnTarget)(a, b, bytes); }
-void WriteFromBoth(const char *a, const char *b, char *out, int64_t bytes) {
-  HWY_DYNAMIC_DISPATCH(WriteFromBothOnTarget)(a, b, out, bytes);
 }
 
 void FetchIntoL2(const char *at, int64_t bytes) {
@@ -195,4 +141,3 @@ void FloorOperands::TwoPassRows(int threads, int64_t group_rows, int64_t pass1_b
 
 }  // namespace bench
 }  // namespace aclhost
-#endif  // HWY_ONCE
