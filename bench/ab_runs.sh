@@ -20,15 +20,18 @@ fi
 lib_a=$1 lib_b=$2 rounds=$3 filter=$4
 bench=${5:-$(dirname "$0")/../build/bin/layer_norm_backward_bench}
 
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
 header_printed=0
 for ((round = 1; round <= rounds; ++round)); do
   for lib in "$lib_a" "$lib_b"; do
     status=0
     out=$(LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bench" --benchmark_filter="$filter" \
-          --benchmark_format=csv 2>/dev/null) || status=$?
+          --benchmark_format=csv 2>"$errors") || status=$?
     csv=$(sed -n '/^name,/,$p' <<<"$out")
     if [ "$status" -ne 0 ] || [ -z "$csv" ]; then
       # Google Benchmark's CSV takes only cases that report the same counters: one family a filter.
+      cat "$errors" >&2
       echo "ab_runs: the benchmark failed or ran no case with $lib (status $status; one family of cases a filter)" >&2
       exit 1
     fi
